@@ -1,0 +1,22 @@
+use thiserror::Error;
+
+/// Everything that can go wrong in the chunking core. Configuration problems are reported before
+/// any text is touched.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// A parameter is out of range or inconsistent (e.g. `overlap >= size`).
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// A separator pattern did not compile.
+    #[error("invalid separator pattern {pattern:?}: {message}")]
+    Pattern { pattern: String, message: String },
+    /// The text is larger than one in-memory document can be (4 GiB); stream it in blocks.
+    #[error("document of {0} bytes is larger than 4 GiB; split it or use the streaming reader")]
+    TooLarge(usize),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub(crate) fn config_err<T>(msg: impl Into<String>) -> Result<T> {
+    Err(Error::Config(msg.into()))
+}

@@ -1,0 +1,34 @@
+//! # chunklab-core
+//!
+//! Exact, bounded text chunking with no ML runtime. A chunk is a **span** of the original text
+//! (byte and char offsets) plus metadata; a [`Sizer`] says how long text is in the units a limit
+//! is given in (chars, words, real tokenizer tokens); a [`Chunker`] (one strategy per file under
+//! [`strategies`]) turns a document into spans that never exceed the limit.
+//!
+//! ```
+//! use chunklab_core::{chunk_document, strategies, CharSizer, Document};
+//! use std::sync::Arc;
+//!
+//! let text = "Artikel 1\nDe raad besluit.\n\nArtikel 2\nDeze verordening treedt in werking.";
+//! let opts = strategies::Options { strategy: "fixed".into(), size: 30, ..Default::default() };
+//! let chunker = strategies::build(&opts, Arc::new(CharSizer)).unwrap();
+//! let chunks = chunk_document(&Document::new("verordening", "mem", text), chunker.as_ref()).unwrap();
+//! for c in &chunks {
+//!     assert_eq!(&text[c.start_byte..c.end_byte], c.text);
+//!     assert!(c.tokens <= 30);
+//! }
+//! ```
+
+pub mod chunk;
+pub mod chunker;
+pub mod error;
+pub mod lang;
+pub mod sizer;
+pub mod strategies;
+pub mod text;
+
+pub use chunk::{chunk_id, Chunk, ChunkMeta, Span};
+pub use chunker::{chunk_document, spans_to_chunks, Chunker, Document};
+pub use error::{Error, Result};
+pub use lang::Lang;
+pub use sizer::{CharSizer, Measure, Sizer, WordSizer};

@@ -1,0 +1,193 @@
+//! The `Sizer` seam: how long is a piece of text, in the units a size limit is given in.
+//!
+//! A sizer measures a whole document **once** ([`Sizer::measure`]) and strategies then ask the
+//! resulting [`Measure`] how many units lie between two byte offsets, or where the n-th unit after
+//! an offset ends — binary searches over token end offsets, never a re-tokenization of candidate
+//! strings. Because real tokenizers are not additive (the tokens of a substring can differ from the
+//! document's tokens at its edges), every emitted chunk is checked once with
+//! [`Sizer::count_span`], which is the real count of the chunk text; that check is what makes size
+//! limits a hard guarantee.
+
+use crate::text::count_chars;
+use std::fmt;
+
+/// A length function over text.
+///
+/// Implementations must be deterministic. `count(text)` is the ground truth; `measure` gives the
+/// positions of units in a whole document for fast planning.
+pub trait Sizer: Send + Sync {
+    /// Stable short name, e.g. `chars`, `words`, `cl100k`, `hf:tokenizer.json`.
+    fn name(&self) -> &str;
+
+    /// The real size of `text` in this sizer's units.
+    fn count(&self, text: &str) -> usize;
+
+    /// Unit positions of a whole document, computed once.
+    fn measure(&self, text: &str) -> Measure;
+
+    /// The real size of `text[start..end]`, i.e. `count(&text[start..end])`. Implementations may use
+    /// the document measure to avoid re-tokenizing the interior of the span, but must return
+    /// exactly what `count` would.
+    fn count_span(&self, text: &str, _measure: &Measure, start: usize, end: usize) -> usize {
+        self.count(&text[start..end])
+    }
+
+    /// True when `count_span` always equals `measure.units_between` for spans that start and end
+    /// on unit boundaries (chars, words). Strategies then skip the verification pass.
+    fn is_additive(&self) -> bool {
+        false
+    }
+}
+
+impl fmt::Debug for dyn Sizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Sizer({})", self.name())
+    }
+}
+
+/// Where the units of one document lie.
+#[derive(Debug, Clone)]
+pub enum Measure {
+    /// Every char is one unit; positions are computed from the text on demand (no allocation).
+    Chars,
+    /// Units end at these byte offsets (non-decreasing, each `<= text.len()`). A unit's start is
+    /// the previous unit's end; bytes a tokenizer skips (e.g. whitespace in WordPiece) belong to
+    /// the following unit.
+    Ends(Vec<u32>),
+}
+
+impl Measure {
+    /// Number of units in the document.
+    pub fn len(&self, text: &str) -> usize {
+        match self {
+            Measure::Chars => count_chars(text),
+            Measure::Ends(e) => e.len(),
+        }
+    }
+
+    /// True when the document has no units.
+    pub fn is_empty(&self, text: &str) -> bool {
+        self.len(text) == 0
+    }
+
+    /// Number of units that end in `(start, end]` — the exact size of an aligned span, an estimate
+    /// otherwise.
+    pub fn units_between(&self, text: &str, start: usize, end: usize) -> usize {
+        if end <= start {
+            return 0;
+        }
+        match self {
+            Measure::Chars => count_chars(&text[start..end]),
+            Measure::Ends(e) => units_upto(e, end) - units_upto(e, start),
+        }
+    }
+
+    /// Index of the first unit that ends after byte `b`.
+    pub fn unit_index(&self, text: &str, b: usize) -> usize {
+        match self {
+            Measure::Chars => count_chars(&text[..b]),
+            Measure::Ends(e) => units_upto(e, b),
+        }
+    }
+
+    /// Byte offset where unit `i` ends (the text length past the last unit).
+    pub fn unit_end(&self, text: &str, i: usize) -> usize {
+        match self {
+            Measure::Chars => text
+                .char_indices()
+                .nth(i + 1)
+                .map(|(b, _)| b)
+                .unwrap_or(text.len()),
+            Measure::Ends(e) => e.get(i).map(|&x| x as usize).unwrap_or(text.len()),
+        }
+    }
+}
+
+fn units_upto(ends: &[u32], b: usize) -> usize {
+    ends.partition_point(|&e| (e as usize) <= b)
+}
+
+/// Counts Unicode scalar values (what Python's `len` counts).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CharSizer;
+
+impl Sizer for CharSizer {
+    fn name(&self) -> &str {
+        "chars"
+    }
+    fn count(&self, text: &str) -> usize {
+        count_chars(text)
+    }
+    fn measure(&self, _text: &str) -> Measure {
+        Measure::Chars
+    }
+    fn count_span(&self, text: &str, _m: &Measure, start: usize, end: usize) -> usize {
+        count_chars(&text[start..end])
+    }
+    fn is_additive(&self) -> bool {
+        true
+    }
+}
+
+/// Counts whitespace-separated words. A word unit ends where its last non-whitespace char ends;
+/// the whitespace before a word belongs to that word.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WordSizer;
+
+impl Sizer for WordSizer {
+    fn name(&self) -> &str {
+        "words"
+    }
+    fn count(&self, text: &str) -> usize {
+        text.split_whitespace().count()
+    }
+    fn measure(&self, text: &str) -> Measure {
+        let mut ends = Vec::new();
+        let mut in_word = false;
+        for (i, c) in text.char_indices() {
+            if c.is_whitespace() {
+                if in_word {
+                    ends.push(i as u32);
+                }
+                in_word = false;
+            } else {
+                in_word = true;
+            }
+        }
+        if in_word {
+            ends.push(text.len() as u32);
+        }
+        Measure::Ends(ends)
+    }
+    fn is_additive(&self) -> bool {
+        true
+    }
+}
+
+/// The largest document one `Measure` can address.
+pub const MAX_DOCUMENT_BYTES: usize = u32::MAX as usize;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chars_measure() {
+        let t = "héllo wörld";
+        let m = CharSizer.measure(t);
+        assert_eq!(m.len(t), 11);
+        assert_eq!(m.unit_end(t, 1), 3);
+        assert_eq!(m.unit_index(t, 3), 2);
+        assert_eq!(m.units_between(t, 0, t.len()), 11);
+    }
+
+    #[test]
+    fn words_measure_is_exact_on_aligned_spans() {
+        let t = "  een twee\n\ndrie  ";
+        let m = WordSizer.measure(t);
+        assert_eq!(m.len(t), 3);
+        assert_eq!(m.unit_end(t, 0), 5);
+        assert_eq!(m.units_between(t, 0, 10), 2);
+        assert_eq!(WordSizer.count(&t[0..10]), 2);
+    }
+}

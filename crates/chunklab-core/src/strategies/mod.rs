@@ -1,0 +1,158 @@
+//! Chunking strategies, one per file, and [`build`] which turns command-line style [`Options`]
+//! into a boxed [`Chunker`]. [`catalog`] describes every strategy and its parameters.
+
+mod fixed;
+mod sliding;
+pub(crate) mod window;
+
+pub use fixed::Fixed;
+pub use sliding::Sliding;
+
+use crate::chunker::Chunker;
+use crate::error::{config_err, Result};
+use crate::lang::Lang;
+use crate::sizer::Sizer;
+use std::sync::Arc;
+
+/// Output compatibility mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compat {
+    /// chunklab semantics: exact spans, real-count size guarantee.
+    #[default]
+    Native,
+    /// Reproduce LangChain's splitters' chunk texts (`RecursiveCharacterTextSplitter`,
+    /// `TokenTextSplitter`).
+    LangChain,
+}
+
+/// Where a separator that a recursive split cuts at goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeepSeparator {
+    /// Attached to the start of the following piece (LangChain's `keep_separator=True`/`"start"`).
+    #[default]
+    Start,
+    /// Attached to the end of the preceding piece (`keep_separator="end"`).
+    End,
+    /// Dropped from the pieces (`keep_separator=False`); LangChain then re-joins pieces with the
+    /// separator, chunklab keeps the original text between them.
+    Drop,
+}
+
+/// Strategy-independent options, as the CLI collects them.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub strategy: String,
+    /// Size limit in the sizer's units.
+    pub size: usize,
+    /// Overlap: sizer units for `fixed` and `recursive`, sentences for `sentence`, paragraphs for
+    /// `paragraph`.
+    pub overlap: usize,
+    /// Step of the `sliding` window (default: half the size).
+    pub stride: Option<usize>,
+    pub lang: Lang,
+    pub compat: Compat,
+    /// Separators for `recursive` (default: paragraph, line, sentence, word, char).
+    pub separators: Option<Vec<String>>,
+    /// Treat `separators` as regular expressions (lookaround allowed).
+    pub regex_separators: bool,
+    pub keep_separator: KeepSeparator,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            strategy: "recursive".into(),
+            size: 1000,
+            overlap: 0,
+            stride: None,
+            lang: Lang::Auto,
+            compat: Compat::Native,
+            separators: None,
+            regex_separators: false,
+            keep_separator: KeepSeparator::Start,
+        }
+    }
+}
+
+/// Build the chunker `opts` describe, measuring with `sizer`. All parameter checks happen here,
+/// before any text is read.
+pub fn build(opts: &Options, sizer: Arc<dyn Sizer>) -> Result<Box<dyn Chunker>> {
+    let langchain = opts.compat == Compat::LangChain;
+    if langchain && !matches!(opts.strategy.as_str(), "recursive" | "fixed") {
+        return config_err(format!(
+            "--compat langchain applies to `recursive` and `fixed`, not `{}`",
+            opts.strategy
+        ));
+    }
+    Ok(match opts.strategy.as_str() {
+        "fixed" if langchain => Box::new(Fixed::langchain(sizer, opts.size, opts.overlap)?),
+        "fixed" => Box::new(Fixed::new(sizer, opts.size, opts.overlap)?),
+        "sliding" => {
+            let stride = opts.stride.unwrap_or((opts.size / 2).max(1));
+            Box::new(Sliding::new(sizer, opts.size, stride)?)
+        }
+        other => {
+            let known: Vec<_> = catalog().iter().map(|s| s.name).collect();
+            return config_err(format!(
+                "unknown strategy `{other}`; known: {}",
+                known.join(", ")
+            ));
+        }
+    })
+}
+
+/// One parameter of a strategy, for `chunklab strategies`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ParamInfo {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// A strategy's name, one-line summary and parameters.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StrategyInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub params: Vec<ParamInfo>,
+}
+
+const fn p(name: &'static str, default: &'static str, help: &'static str) -> ParamInfo {
+    ParamInfo {
+        name,
+        default,
+        help,
+    }
+}
+
+const SIZE: ParamInfo = p("--size", "1000", "hard maximum per chunk, in --unit");
+const UNIT: ParamInfo = p(
+    "--unit",
+    "chars",
+    "chars | words | tokens (tokens: --tokenizer cl100k | o200k | PATH/tokenizer.json)",
+);
+
+/// Every strategy this build knows, in a stable order.
+pub fn catalog() -> Vec<StrategyInfo> {
+    vec![
+        StrategyInfo {
+            name: "fixed",
+            summary: "consecutive windows of --size units; --compat langchain = TokenTextSplitter",
+            params: vec![
+                SIZE,
+                UNIT,
+                p("--overlap", "0", "units shared by neighbouring chunks"),
+                p("--compat", "native", "native | langchain"),
+            ],
+        },
+        StrategyInfo {
+            name: "sliding",
+            summary: "a window of --size units moving --stride units at a time",
+            params: vec![
+                SIZE,
+                UNIT,
+                p("--stride", "size/2", "units the window moves; <= size"),
+            ],
+        },
+    ]
+}
