@@ -10,6 +10,15 @@ pub enum Error {
     /// A separator pattern did not compile.
     #[error("invalid separator pattern {pattern:?}: {message}")]
     Pattern { pattern: String, message: String },
+    /// A single char is larger than the size limit in the sizer's units (e.g. an emoji that is
+    /// 3 tokens with `--size 2`), so no span on char boundaries can respect the limit.
+    #[error("the text {text:?} at byte {offset} is {units} units on its own, more than the size limit {size}; raise the size")]
+    TooSmall {
+        text: String,
+        offset: usize,
+        units: usize,
+        size: usize,
+    },
     /// The text is larger than one in-memory document can be (4 GiB); stream it in blocks.
     #[error("document of {0} bytes is larger than 4 GiB; split it or use the streaming reader")]
     TooLarge(usize),

@@ -19,13 +19,17 @@
 //! }
 //! ```
 
+mod abbreviations;
 pub mod chunk;
 pub mod chunker;
+pub mod document;
 pub mod error;
 pub mod lang;
+pub mod segment;
 pub mod sizer;
 pub mod strategies;
 pub mod text;
+pub mod validate;
 
 pub use chunk::{chunk_id, Chunk, ChunkMeta, Span};
 pub use chunker::{chunk_document, spans_to_chunks, Chunker, Document};

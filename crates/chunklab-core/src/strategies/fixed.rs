@@ -80,12 +80,12 @@ impl Chunker for Fixed {
         )
     }
     fn spans(&self, text: &str) -> Result<Vec<Span>> {
-        Ok(windows(
+        windows(
             text,
             self.sizer.as_ref(),
             self.size,
             self.overlap,
             !self.langchain,
-        ))
+        )
     }
 }

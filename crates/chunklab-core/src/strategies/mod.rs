@@ -2,10 +2,18 @@
 //! into a boxed [`Chunker`]. [`catalog`] describes every strategy and its parameters.
 
 mod fixed;
+mod pack;
+mod paragraph;
+mod recursive;
+mod sentence;
+mod separators;
 mod sliding;
 pub(crate) mod window;
 
 pub use fixed::Fixed;
+pub use paragraph::Paragraph;
+pub use recursive::{Recursive, LANGCHAIN_SEPARATORS};
+pub use sentence::Sentence;
 pub use sliding::Sliding;
 
 use crate::chunker::Chunker;
@@ -87,10 +95,24 @@ pub fn build(opts: &Options, sizer: Arc<dyn Sizer>) -> Result<Box<dyn Chunker>> 
     Ok(match opts.strategy.as_str() {
         "fixed" if langchain => Box::new(Fixed::langchain(sizer, opts.size, opts.overlap)?),
         "fixed" => Box::new(Fixed::new(sizer, opts.size, opts.overlap)?),
+        "recursive" => {
+            let r = if langchain {
+                Recursive::langchain(sizer, opts.size, opts.overlap)?
+            } else {
+                Recursive::new(sizer, opts.size, opts.overlap)?
+            };
+            let r = match &opts.separators {
+                Some(seps) => r.with_separators(seps, opts.regex_separators)?,
+                None => r,
+            };
+            Box::new(r.with_keep_separator(opts.keep_separator))
+        }
         "sliding" => {
             let stride = opts.stride.unwrap_or((opts.size / 2).max(1));
             Box::new(Sliding::new(sizer, opts.size, stride)?)
         }
+        "sentence" => Box::new(Sentence::new(sizer, opts.size, opts.overlap, opts.lang)?),
+        "paragraph" => Box::new(Paragraph::new(sizer, opts.size, opts.overlap, opts.lang)?),
         other => {
             let known: Vec<_> = catalog().iter().map(|s| s.name).collect();
             return config_err(format!(
@@ -132,9 +154,47 @@ const UNIT: ParamInfo = p(
     "chars | words | tokens (tokens: --tokenizer cl100k | o200k | PATH/tokenizer.json)",
 );
 
+const LANG: ParamInfo = p(
+    "--lang",
+    "auto",
+    "en | nl | auto: sentence rules and abbreviations (auto: per document)",
+);
+
 /// Every strategy this build knows, in a stable order.
 pub fn catalog() -> Vec<StrategyInfo> {
     vec![
+        StrategyInfo {
+            name: "recursive",
+            summary:
+                "cut at paragraphs, lines, sentences, clauses, words, then units; merge up to \
+                      --size; --compat langchain = RecursiveCharacterTextSplitter",
+            params: vec![
+                SIZE,
+                UNIT,
+                p(
+                    "--overlap",
+                    "0",
+                    "units of context repeated from the previous chunk",
+                ),
+                p(
+                    "--separators",
+                    "built-in",
+                    "JSON array, highest level first (built-in: paragraph, line, sentence, \
+                     clause, word, unit); \"\" = chars (native: units)",
+                ),
+                p(
+                    "--regex-separators",
+                    "false",
+                    "treat --separators as regexes (lookaround ok)",
+                ),
+                p(
+                    "--keep-separator",
+                    "start",
+                    "start | end | none: where a cut separator goes",
+                ),
+                p("--compat", "native", "native | langchain"),
+            ],
+        },
         StrategyInfo {
             name: "fixed",
             summary: "consecutive windows of --size units; --compat langchain = TokenTextSplitter",
@@ -152,6 +212,36 @@ pub fn catalog() -> Vec<StrategyInfo> {
                 SIZE,
                 UNIT,
                 p("--stride", "size/2", "units the window moves; <= size"),
+            ],
+        },
+        StrategyInfo {
+            name: "sentence",
+            summary: "whole sentences (English/Dutch rules) packed up to --size; long ones cut at \
+                      words, then units",
+            params: vec![
+                SIZE,
+                UNIT,
+                p(
+                    "--overlap",
+                    "0",
+                    "sentences repeated from the previous chunk",
+                ),
+                LANG,
+            ],
+        },
+        StrategyInfo {
+            name: "paragraph",
+            summary: "whole paragraphs (blank-line separated) packed up to --size; long ones cut \
+                      at sentences, words, then units",
+            params: vec![
+                SIZE,
+                UNIT,
+                p(
+                    "--overlap",
+                    "0",
+                    "paragraphs repeated from the previous chunk",
+                ),
+                LANG,
             ],
         },
     ]

@@ -57,12 +57,12 @@ impl Chunker for Sliding {
         )
     }
     fn spans(&self, text: &str) -> Result<Vec<Span>> {
-        Ok(windows(
+        windows(
             text,
             self.sizer.as_ref(),
             self.size,
             self.size - self.stride,
             true,
-        ))
+        )
     }
 }

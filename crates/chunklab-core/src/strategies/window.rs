@@ -2,6 +2,7 @@
 //! `size - overlap` units, snapped to char boundaries and verified against the real count.
 
 use crate::chunk::Span;
+use crate::error::{Error, Result};
 use crate::sizer::{Measure, Sizer};
 use crate::text::floor_char_boundary;
 
@@ -63,7 +64,7 @@ pub(crate) fn windows(
     size: usize,
     overlap: usize,
     verify: bool,
-) -> Vec<Span> {
+) -> Result<Vec<Span>> {
     debug_assert!(size > 0 && overlap < size);
     let measure = sizer.measure(text);
     let n = measure.len(text);
@@ -83,14 +84,74 @@ pub(crate) fn windows(
                 end = b.start_of(j);
                 tokens = sizer.count_span(text, &measure, start, end);
             }
+            if tokens > size {
+                // One unit that does not fit on its own (tokens split a char, or the edges of
+                // the span tokenize differently): cut at the last char boundary that fits.
+                (end, tokens) = fit_by_chars(text, sizer, &measure, start, end, size)?;
+                while j > i + 1 && b.start_of(j - 1) >= end {
+                    j -= 1;
+                }
+            }
         }
         if end > start {
             out.push(Span::new(start, end, tokens));
+        }
+        if end < b.start_of(j) {
+            // The window was cut inside unit `j - 1`: continue from the cut, with no overlap.
+            let rest = windows_from(text, sizer, end, size, overlap, verify)?;
+            out.extend(rest);
+            break;
         }
         if j >= n {
             break;
         }
         i = (j - overlap.min(j - i - 1)).max(i + 1);
     }
-    out
+    Ok(out)
+}
+
+/// Windows over `text[from..]`, with offsets shifted back into `text`.
+fn windows_from(
+    text: &str,
+    sizer: &dyn Sizer,
+    from: usize,
+    size: usize,
+    overlap: usize,
+    verify: bool,
+) -> Result<Vec<Span>> {
+    let rest = windows(&text[from..], sizer, size, overlap, verify)?;
+    Ok(rest
+        .into_iter()
+        .map(|s| Span::new(s.start + from, s.end + from, s.tokens))
+        .collect())
+}
+
+/// The longest prefix of `text[start..end]` ending on a char boundary whose real size fits, or
+/// [`Error::TooSmall`] when not even its first char fits.
+pub(crate) fn fit_by_chars(
+    text: &str,
+    sizer: &dyn Sizer,
+    measure: &Measure,
+    start: usize,
+    end: usize,
+    size: usize,
+) -> Result<(usize, usize)> {
+    let mut e = end;
+    while e > start {
+        e = floor_char_boundary(text, e - 1);
+        if e == start {
+            break;
+        }
+        let t = sizer.count_span(text, measure, start, e);
+        if t <= size {
+            return Ok((e, t));
+        }
+    }
+    let first = text[start..].chars().next().map_or(0, char::len_utf8);
+    Err(Error::TooSmall {
+        text: text[start..start + first].to_string(),
+        offset: start,
+        units: sizer.count_span(text, measure, start, start + first),
+        size,
+    })
 }

@@ -1,0 +1,169 @@
+//! Checks of the chunk invariants, used by the property tests and available to users who want to
+//! verify output of their own strategies.
+
+use crate::chunk::Span;
+use crate::sizer::Sizer;
+use crate::text::is_py_space;
+
+/// What [`check_spans`] should require.
+#[derive(Debug, Clone, Copy)]
+pub struct Expect {
+    /// Size limit in the sizer's units.
+    pub size: usize,
+    /// With no overlap every non-whitespace char must be in exactly one chunk; with overlap, at
+    /// least one.
+    pub overlap: bool,
+}
+
+/// Verify that `spans` are a valid chunking of `text`:
+/// * every span lies on char boundaries, inside the text, and is non-empty;
+/// * spans are sorted by start;
+/// * `span.tokens` is the real size (`sizer.count`) and `<= expect.size`;
+/// * every non-whitespace char is covered exactly once (no overlap) or at least once (overlap).
+///
+/// Returns a description of the first violation.
+///
+/// ```
+/// use chunklab_core::{validate::{check_spans, Expect}, CharSizer, Span};
+/// let text = "ab cd";
+/// let spans = [Span::new(0, 2, 2), Span::new(3, 5, 2)];
+/// assert!(check_spans(text, &spans, &CharSizer, Expect { size: 2, overlap: false }).is_ok());
+/// assert!(check_spans(text, &spans[..1], &CharSizer, Expect { size: 2, overlap: false }).is_err());
+/// ```
+pub fn check_spans(
+    text: &str,
+    spans: &[Span],
+    sizer: &dyn Sizer,
+    expect: Expect,
+) -> Result<(), String> {
+    let mut prev_start = 0;
+    for (i, s) in spans.iter().enumerate() {
+        if s.start >= s.end || s.end > text.len() {
+            return Err(format!(
+                "span {i} {}..{} is empty or outside the text ({} bytes)",
+                s.start,
+                s.end,
+                text.len()
+            ));
+        }
+        if !text.is_char_boundary(s.start) || !text.is_char_boundary(s.end) {
+            return Err(format!(
+                "span {i} {}..{} is not on char boundaries",
+                s.start, s.end
+            ));
+        }
+        if s.start < prev_start {
+            return Err(format!(
+                "span {i} starts at {} before the previous span ({prev_start})",
+                s.start
+            ));
+        }
+        prev_start = s.start;
+        let real = sizer.count(&text[s.start..s.end]);
+        if real != s.tokens {
+            return Err(format!(
+                "span {i} claims {} units, real count is {real}",
+                s.tokens
+            ));
+        }
+        if real > expect.size {
+            return Err(format!(
+                "span {i} has {real} units, over the limit {}: {:?}",
+                expect.size,
+                &text[s.start..s.end]
+            ));
+        }
+    }
+    // Coverage: sweep spans over the text.
+    let mut covered = vec![0u16; text.len()];
+    for s in spans {
+        for c in &mut covered[s.start..s.end] {
+            *c = c.saturating_add(1);
+        }
+    }
+    for (b, ch) in text.char_indices() {
+        if is_py_space(ch) {
+            continue;
+        }
+        let n = covered[b];
+        if n == 0 {
+            return Err(format!("char {ch:?} at byte {b} is in no chunk"));
+        }
+        if n > 1 && !expect.overlap {
+            return Err(format!(
+                "char {ch:?} at byte {b} is in {n} chunks without overlap"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Run every strategy of [`crate::strategies::catalog`] on `text` with `sizer` and limit `size`,
+/// without and with overlap, and [`check_spans`] each result; also checks determinism (a second
+/// run gives the same spans). Used by the property tests of every sizer.
+pub fn check_all_strategies(
+    text: &str,
+    sizer: std::sync::Arc<dyn Sizer>,
+    size: usize,
+) -> Result<(), String> {
+    use crate::strategies::{build, catalog, Options};
+    for info in catalog() {
+        let mut variants = vec![(
+            Options {
+                strategy: info.name.to_string(),
+                size,
+                overlap: 0,
+                stride: Some(size),
+                ..Options::default()
+            },
+            false,
+        )];
+        let overlap = match info.name {
+            "sentence" | "paragraph" => 1,
+            _ => (size / 4).max(1),
+        };
+        if overlap < size {
+            variants.push((
+                Options {
+                    strategy: info.name.to_string(),
+                    size,
+                    overlap,
+                    stride: Some((size / 2).max(1)),
+                    ..Options::default()
+                },
+                true,
+            ));
+        }
+        for (opts, overlap) in variants {
+            let chunker = match build(&opts, sizer.clone()) {
+                Ok(c) => c,
+                // Strategies needing a model or structure are not built from plain options.
+                Err(crate::Error::Config(m)) if m.contains("requires") => continue,
+                Err(e) => return Err(format!("{}: cannot build: {e}", info.name)),
+            };
+            let spans = match chunker.spans(text) {
+                Ok(s) => s,
+                // Refusing is right only when the char really cannot fit on its own.
+                Err(crate::Error::TooSmall {
+                    text: t,
+                    offset,
+                    units,
+                    size: limit,
+                }) if units > limit
+                    && sizer.count(&t) == units
+                    && text.get(offset..offset + t.len()) == Some(t.as_str()) =>
+                {
+                    continue
+                }
+                Err(e) => return Err(format!("{}: {e}", chunker.config())),
+            };
+            check_spans(text, &spans, sizer.as_ref(), Expect { size, overlap })
+                .map_err(|e| format!("{}: {e}", chunker.config()))?;
+            let again = chunker.spans(text).map_err(|e| e.to_string())?;
+            if again != spans {
+                return Err(format!("{}: output is not deterministic", chunker.config()));
+            }
+        }
+    }
+    Ok(())
+}
