@@ -1,1 +1,77 @@
-pub fn x() {}
+//! # chunklab-tokenizers
+//!
+//! Real-tokenizer [`Sizer`]s for chunklab, so size limits hold in the tokens an embedding model or
+//! LLM will actually see:
+//!
+//! * [`Tiktoken`] — OpenAI's `cl100k_base` and `o200k_base`, vocabularies compiled in (works
+//!   offline), via the `bpe-openai` crate; identical counts to `tiktoken`.
+//! * [`HfTokenizer`] — any Hugging Face `tokenizer.json` (BERT WordPiece, XLM-R SentencePiece,
+//!   byte-level BPE), with padding and truncation switched off, optionally counting the special
+//!   tokens (`[CLS]`/`[SEP]`, `<s>`/`</s>`) the model adds.
+//!
+//! [`sizer_from_spec`] turns a command-line unit/tokenizer pair into a sizer.
+//!
+//! ```
+//! use chunklab_core::Sizer;
+//! let cl100k = chunklab_tokenizers::Tiktoken::cl100k();
+//! assert_eq!(cl100k.count("hello world"), 2);
+//! ```
+
+mod fast_split;
+mod hf;
+mod piece_cache;
+mod tiktoken;
+
+pub use hf::HfTokenizer;
+pub use tiktoken::Tiktoken;
+
+use chunklab_core::{CharSizer, Sizer, WordSizer};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Why a sizer could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenizerError {
+    #[error("unknown unit `{0}` (chars, words, tokens)")]
+    UnknownUnit(String),
+    #[error(
+        "unknown tokenizer `{0}`: use cl100k, o200k, or a path to a tokenizer.json (or a directory holding one)"
+    )]
+    UnknownTokenizer(String),
+    #[error("cannot load tokenizer {path}: {message}")]
+    Load { path: String, message: String },
+}
+
+/// Build the sizer for `unit` (`chars`, `words`, `tokens`). For `tokens`, `tokenizer` names
+/// `cl100k` (default), `o200k`, or a `tokenizer.json` path / model directory; `count_special`
+/// makes a Hugging Face tokenizer count the special tokens its model adds.
+pub fn sizer_from_spec(
+    unit: &str,
+    tokenizer: Option<&str>,
+    count_special: bool,
+) -> Result<Arc<dyn Sizer>, TokenizerError> {
+    match unit {
+        "chars" | "char" | "characters" => Ok(Arc::new(CharSizer)),
+        "words" | "word" => Ok(Arc::new(WordSizer)),
+        "tokens" | "token" => tokenizer_sizer(tokenizer.unwrap_or("cl100k"), count_special),
+        other => Err(TokenizerError::UnknownUnit(other.to_string())),
+    }
+}
+
+fn tokenizer_sizer(spec: &str, count_special: bool) -> Result<Arc<dyn Sizer>, TokenizerError> {
+    match spec {
+        "cl100k" | "cl100k_base" => return Ok(Arc::new(Tiktoken::cl100k())),
+        "o200k" | "o200k_base" => return Ok(Arc::new(Tiktoken::o200k())),
+        _ => {}
+    }
+    let path = Path::new(spec);
+    let file = if path.is_dir() {
+        path.join("tokenizer.json")
+    } else {
+        path.to_path_buf()
+    };
+    if !file.is_file() {
+        return Err(TokenizerError::UnknownTokenizer(spec.to_string()));
+    }
+    Ok(Arc::new(HfTokenizer::from_file(&file, count_special)?))
+}
