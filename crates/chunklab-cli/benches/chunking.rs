@@ -1,0 +1,88 @@
+//! `cargo bench -p chunklab`: throughput of the main strategies on real text (the LangChain golden
+//! inputs from ../shared when present, else the bundled samples), one thread. Side-by-side
+//! comparisons with the Python peers live in bench/peers.sh and docs/PERFORMANCE.md.
+
+use chunklab_core::strategies::{build, Options};
+use chunklab_core::{CharSizer, Sizer};
+use chunklab_tokenizers::Tiktoken;
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn corpus() -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let golden = root.join("../shared/golden/langchain/inputs");
+    let dir = if golden.is_dir() {
+        golden
+    } else {
+        root.join("samples")
+    };
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("bench corpus")
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    let mut text = String::new();
+    for p in paths {
+        text.push_str(&std::fs::read_to_string(p).unwrap_or_default());
+        text.push_str("\n\n");
+    }
+    // About 2 MB, so a run measures steady state rather than start-up.
+    let reps = (2_000_000 / text.len().max(1)).max(1);
+    text.repeat(reps)
+}
+
+fn bench(c: &mut Criterion) {
+    let text = corpus();
+    let mut g = c.benchmark_group("chunk");
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    g.sample_size(10);
+    let chars: Arc<dyn Sizer> = Arc::new(CharSizer);
+    let cl100k: Arc<dyn Sizer> = Arc::new(Tiktoken::cl100k());
+    let cases: Vec<(&str, Options, Arc<dyn Sizer>)> = vec![
+        (
+            "recursive_2000_200_chars",
+            opts("recursive", 2000, 200),
+            chars.clone(),
+        ),
+        (
+            "fixed_1000_100_chars",
+            opts("fixed", 1000, 100),
+            chars.clone(),
+        ),
+        (
+            "sentence_1000_chars",
+            opts("sentence", 1000, 0),
+            chars.clone(),
+        ),
+        ("paragraph_1000_chars", opts("paragraph", 1000, 0), chars),
+        (
+            "fixed_512_64_cl100k",
+            opts("fixed", 512, 64),
+            cl100k.clone(),
+        ),
+        (
+            "recursive_512_64_cl100k",
+            opts("recursive", 512, 64),
+            cl100k.clone(),
+        ),
+    ];
+    for (name, o, sizer) in cases {
+        let chunker = build(&o, sizer).unwrap();
+        g.bench_function(name, |b| b.iter(|| chunker.spans(&text).unwrap().len()));
+    }
+    g.bench_function("tokenize_once_cl100k", |b| b.iter(|| cl100k.measure(&text)));
+    g.finish();
+}
+
+fn opts(strategy: &str, size: usize, overlap: usize) -> Options {
+    Options {
+        strategy: strategy.into(),
+        size,
+        overlap,
+        ..Options::default()
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,369 @@
+//! `chunklab chunk`: inputs → strategy → chunks in the chosen format, documents in parallel,
+//! output in input order.
+
+use crate::input::{self, Decoding, Filters, Input, Skip};
+use crate::output::{ChunkWriter, Format};
+use anyhow::{bail, Context, Result};
+use chunklab_core::strategies::{self, Compat, KeepSeparator, Options};
+use chunklab_core::{chunk_document, Chunker, Document, Lang};
+use rayon::prelude::*;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct ChunkArgs {
+    /// Files, directories (walked recursively) or `-` for stdin.
+    #[arg(required = true)]
+    paths: Vec<String>,
+    /// Strategy; `chunklab strategies` lists them all.
+    #[arg(long, short = 's', default_value = "recursive")]
+    strategy: String,
+    /// Hard maximum size per chunk, in --unit.
+    #[arg(long, default_value_t = 1000)]
+    size: usize,
+    /// Overlap between neighbouring chunks: units for fixed/recursive, sentences for sentence,
+    /// paragraphs for paragraph.
+    #[arg(long, default_value_t = 0)]
+    overlap: usize,
+    /// Step of the sliding window, in units (default: size/2).
+    #[arg(long)]
+    stride: Option<usize>,
+    /// Size unit: chars, words or tokens (default chars; tokens when --tokenizer is given).
+    #[arg(long)]
+    unit: Option<String>,
+    /// Tokenizer for --unit tokens: cl100k, o200k, or a tokenizer.json path / model directory.
+    #[arg(long)]
+    tokenizer: Option<String>,
+    /// Count the special tokens a Hugging Face model adds ([CLS]/[SEP]) toward the size.
+    #[arg(long)]
+    count_special: bool,
+    /// Language for sentence rules: en, nl or auto (per document).
+    #[arg(long, default_value = "auto")]
+    lang: String,
+    /// Output compatibility: native, or langchain (RecursiveCharacterTextSplitter / TokenTextSplitter texts).
+    #[arg(long, default_value = "native")]
+    compat: String,
+    /// Recursive separators as a JSON array, e.g. '["\n\n", "\n", " ", ""]'.
+    #[arg(long)]
+    separators: Option<String>,
+    /// Treat --separators as regular expressions (lookahead allowed: '\n(?=Artikel \d+)').
+    #[arg(long)]
+    regex_separators: bool,
+    /// Where a recursive separator goes: start (of the next piece), end (of the previous), none.
+    #[arg(long, default_value = "start")]
+    keep_separator: String,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "jsonl")]
+    format: Format,
+    /// Write to FILE instead of stdout.
+    #[arg(long, short = 'o')]
+    output: Option<String>,
+    /// Only files matching these globs (under directories).
+    #[arg(long)]
+    include: Vec<String>,
+    /// Skip files matching these globs (under directories).
+    #[arg(long)]
+    exclude: Vec<String>,
+    /// Decode inputs from this encoding (latin1, windows-1252, utf-16le, ...).
+    #[arg(long)]
+    encoding: Option<String>,
+    /// Replace invalid bytes with U+FFFD instead of failing.
+    #[arg(long)]
+    lossy: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    threads: Option<usize>,
+    /// No progress bar and no summary on stderr.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// Parse and validate everything that can be checked before reading a single input.
+fn options(a: &ChunkArgs) -> Result<Options> {
+    let lang: Lang = a.lang.parse().map_err(anyhow::Error::msg)?;
+    let compat = match a.compat.as_str() {
+        "native" => Compat::Native,
+        "langchain" => Compat::LangChain,
+        other => bail!("unknown --compat `{other}` (native, langchain)"),
+    };
+    let keep_separator = match a.keep_separator.as_str() {
+        "start" => KeepSeparator::Start,
+        "end" => KeepSeparator::End,
+        "none" | "false" => KeepSeparator::Drop,
+        other => bail!("unknown --keep-separator `{other}` (start, end, none)"),
+    };
+    let separators =
+        match &a.separators {
+            None => None,
+            Some(js) => Some(serde_json::from_str::<Vec<String>>(js).with_context(|| {
+                format!("--separators must be a JSON array of strings, got {js}")
+            })?),
+        };
+    if a.regex_separators && separators.is_none() && compat != Compat::LangChain {
+        bail!("--regex-separators needs --separators");
+    }
+    Ok(Options {
+        strategy: a.strategy.clone(),
+        size: a.size,
+        overlap: a.overlap,
+        stride: a.stride,
+        lang,
+        compat,
+        separators,
+        regex_separators: a.regex_separators,
+        keep_separator,
+    })
+}
+
+fn unit(a: &ChunkArgs) -> Result<String> {
+    Ok(match (&a.unit, &a.tokenizer) {
+        (None, None) => "chars".into(),
+        (None, Some(_)) => "tokens".into(),
+        (Some(u), Some(_)) if u != "tokens" => {
+            bail!("--tokenizer applies to --unit tokens, not --unit {u}")
+        }
+        (Some(u), _) => u.clone(),
+    })
+}
+
+/// A document's rendered output, or why it has none.
+enum Outcome {
+    /// `buf` holds the rendered chunks, unless the document was big and already written.
+    Done {
+        buf: Vec<u8>,
+        chunks: usize,
+        bytes: usize,
+        written: bool,
+    },
+    Skipped(Skip),
+}
+
+/// Documents at least this large are chunked one at a time and written in slices, so memory stays
+/// bounded by the map plus one slice of output.
+const BIG_DOCUMENT: u64 = 32 << 20;
+const BATCH_BYTES: u64 = 64 << 20;
+const BATCH_DOCS: usize = 512;
+
+pub fn run(a: ChunkArgs) -> Result<ExitCode> {
+    let opts = options(&a)?;
+    let unit = unit(&a)?;
+    let sizer =
+        chunklab_tokenizers::sizer_from_spec(&unit, a.tokenizer.as_deref(), a.count_special)?;
+    let unit_name = sizer.name().to_string();
+    let chunker = strategies::build(&opts, sizer)?;
+    let decoding = Decoding::new(a.encoding.as_deref(), a.lossy)?;
+    let filters = Filters::new(&a.include, &a.exclude)?;
+    let inputs = input::collect(&a.paths, &filters)?;
+    if let Some(n) = a.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global()
+            .context("cannot start worker threads")?;
+    }
+
+    let out: Box<dyn Write> = match &a.output {
+        Some(p) => {
+            Box::new(std::fs::File::create(p).with_context(|| format!("{p}: cannot create"))?)
+        }
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut out = BufWriter::with_capacity(1 << 20, out);
+    let mut writer = ChunkWriter::new(a.format, &unit_name);
+    writer.begin(&mut out)?;
+
+    let show = !a.quiet && std::io::stderr().is_terminal();
+    let progress = if show {
+        let pb = indicatif::ProgressBar::new(inputs.len() as u64);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} docs {msg} [{elapsed_precise}]",
+            )
+            .expect("valid template"),
+        );
+        Some(pb)
+    } else {
+        None
+    };
+
+    let started = Instant::now();
+    let (mut docs, mut chunks, mut bytes, mut skipped, mut failed) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
+    let mut report = |input: &Input,
+                      outcome: Outcome,
+                      writer: &mut ChunkWriter,
+                      out: &mut dyn Write|
+     -> Result<()> {
+        match outcome {
+            Outcome::Done {
+                buf,
+                chunks: n,
+                bytes: b,
+                written,
+            } => {
+                if !written {
+                    writer.write(out, &buf, n)?;
+                }
+                docs += 1;
+                chunks += n;
+                bytes += b;
+            }
+            Outcome::Skipped(Skip::Binary) => {
+                skipped += 1;
+                warn(
+                    progress.as_ref(),
+                    &format!("warning: {}: binary file skipped", input.source()),
+                );
+            }
+            Outcome::Skipped(Skip::Error(e)) => {
+                failed += 1;
+                warn(progress.as_ref(), &format!("error: {e:#}"));
+            }
+        }
+        if let Some(pb) = &progress {
+            pb.inc(1);
+            pb.set_message(format!("{:.1} MB, {chunks} chunks", bytes as f64 / 1e6));
+        }
+        Ok(())
+    };
+
+    let mut i = 0;
+    while i < inputs.len() {
+        if is_big(&inputs[i]) {
+            let outcome = chunk_big(
+                &inputs[i],
+                chunker.as_ref(),
+                &decoding,
+                &mut writer,
+                &mut out,
+            )?;
+            report(&inputs[i], outcome, &mut writer, &mut out)?;
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        let mut batch_bytes = 0u64;
+        while j < inputs.len()
+            && j - i < BATCH_DOCS
+            && batch_bytes < BATCH_BYTES
+            && !is_big(&inputs[j])
+        {
+            batch_bytes += file_len(&inputs[j]);
+            j += 1;
+        }
+        let outcomes: Vec<Outcome> = inputs[i..j]
+            .par_iter()
+            .map(|inp| chunk_one(inp, chunker.as_ref(), &decoding, &writer))
+            .collect();
+        for (inp, outcome) in inputs[i..j].iter().zip(outcomes) {
+            report(inp, outcome, &mut writer, &mut out)?;
+        }
+        i = j;
+    }
+    writer.end(&mut out)?;
+    out.flush().context("cannot write output")?;
+    if let Some(pb) = &progress {
+        pb.finish_and_clear();
+    }
+    if !a.quiet {
+        let secs = started.elapsed().as_secs_f64();
+        eprintln!(
+            "chunked {docs} documents ({:.1} MB) into {chunks} chunks with {} in {secs:.2} s ({:.1} MB/s){}{}",
+            bytes as f64 / 1e6,
+            chunker.config(),
+            bytes as f64 / 1e6 / secs.max(1e-9),
+            if skipped > 0 { format!("; {skipped} binary files skipped") } else { String::new() },
+            if failed > 0 { format!("; {failed} files FAILED") } else { String::new() },
+        );
+    }
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn warn(pb: Option<&indicatif::ProgressBar>, msg: &str) {
+    match pb {
+        Some(pb) => pb.println(msg),
+        None => eprintln!("{msg}"),
+    }
+}
+
+fn file_len(input: &Input) -> u64 {
+    match input {
+        Input::Stdin => 0,
+        Input::File { path, .. } => std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+    }
+}
+
+fn is_big(input: &Input) -> bool {
+    file_len(input) >= BIG_DOCUMENT
+}
+
+fn chunk_one(
+    input: &Input,
+    chunker: &dyn Chunker,
+    dec: &Decoding,
+    writer: &ChunkWriter,
+) -> Outcome {
+    let text = match input::load(input, dec) {
+        Ok(t) => t,
+        Err(skip) => return Outcome::Skipped(skip),
+    };
+    let source = input.source();
+    let doc = Document::new(input.doc_id(), &source, text.as_str());
+    let chunks = match chunk_document(&doc, chunker) {
+        Ok(c) => c,
+        Err(e) => return Outcome::Skipped(Skip::Error(anyhow::anyhow!("{source}: {e}"))),
+    };
+    let mut buf = Vec::with_capacity(doc.text.len() + chunks.len() * 256);
+    if let Err(e) = writer.render(&chunks, &mut buf) {
+        return Outcome::Skipped(Skip::Error(e.into()));
+    }
+    Outcome::Done {
+        buf,
+        chunks: chunks.len(),
+        bytes: doc.text.len(),
+        written: false,
+    }
+}
+
+/// A big document is rendered and written a slice of chunks at a time.
+fn chunk_big(
+    input: &Input,
+    chunker: &dyn Chunker,
+    dec: &Decoding,
+    writer: &mut ChunkWriter,
+    out: &mut dyn Write,
+) -> Result<Outcome> {
+    let text = match input::load(input, dec) {
+        Ok(t) => t,
+        Err(skip) => return Ok(Outcome::Skipped(skip)),
+    };
+    let source = input.source();
+    let doc = Document::new(input.doc_id(), &source, text.as_str());
+    let chunks = match chunk_document(&doc, chunker) {
+        Ok(c) => c,
+        Err(e) => {
+            return Ok(Outcome::Skipped(Skip::Error(anyhow::anyhow!(
+                "{source}: {e}"
+            ))))
+        }
+    };
+    let mut buf = Vec::new();
+    let mut start = 0;
+    while start < chunks.len() {
+        let end = (start + 4096).min(chunks.len());
+        buf.clear();
+        writer.render_range(&chunks, start..end, &mut buf)?;
+        writer.write(out, &buf, end - start)?;
+        start = end;
+    }
+    Ok(Outcome::Done {
+        buf: Vec::new(),
+        chunks: chunks.len(),
+        bytes: doc.text.len(),
+        written: true,
+    })
+}

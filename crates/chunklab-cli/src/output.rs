@@ -1,0 +1,195 @@
+//! Output formats for chunks: chunklab JSONL, a JSON array, LangChain `Document`s and LlamaIndex
+//! `TextNode`s (both one JSON object per line).
+
+use chunklab_core::Chunk;
+use serde_json::{json, Map, Value};
+use std::io::{self, Write};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One chunklab chunk object per line.
+    Jsonl,
+    /// One JSON array of chunk objects.
+    Json,
+    /// LangChain `Document` objects (`page_content` + `metadata`), one per line.
+    Langchain,
+    /// LlamaIndex `TextNode`-like objects, one per line.
+    Llamaindex,
+}
+
+/// Writes chunks in one format; `Json` needs the opening and closing brackets around everything.
+pub struct ChunkWriter {
+    format: Format,
+    unit: String,
+    written: usize,
+}
+
+impl ChunkWriter {
+    pub fn new(format: Format, unit: &str) -> Self {
+        Self {
+            format,
+            unit: unit.to_string(),
+            written: 0,
+        }
+    }
+
+    pub fn begin(&mut self, w: &mut dyn Write) -> io::Result<()> {
+        if self.format == Format::Json {
+            w.write_all(b"[")?;
+        }
+        Ok(())
+    }
+
+    pub fn end(&mut self, w: &mut dyn Write) -> io::Result<()> {
+        if self.format == Format::Json {
+            w.write_all(if self.written == 0 { b"]\n" } else { b"\n]\n" })?;
+        }
+        Ok(())
+    }
+
+    /// Serialize one document's chunks into `buf` (so documents can be rendered in parallel and
+    /// written in order).
+    pub fn render(&self, chunks: &[Chunk<'_>], buf: &mut Vec<u8>) -> io::Result<()> {
+        self.render_range(chunks, 0..chunks.len(), buf)
+    }
+
+    /// Serialize `chunks[range]`; the whole list is needed for LlamaIndex's neighbour links.
+    pub fn render_range(
+        &self,
+        chunks: &[Chunk<'_>],
+        range: std::ops::Range<usize>,
+        buf: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        for i in range {
+            let c = &chunks[i];
+            let value = match self.format {
+                Format::Jsonl | Format::Json => self.chunklab(c),
+                Format::Langchain => self.langchain(c),
+                Format::Llamaindex => self.llamaindex(c, chunks, i),
+            };
+            if self.format == Format::Json {
+                buf.extend_from_slice(b"\n");
+            }
+            serde_json::to_writer(&mut *buf, &value)?;
+            buf.extend_from_slice(if self.format == Format::Json {
+                b","
+            } else {
+                b"\n"
+            });
+        }
+        Ok(())
+    }
+
+    /// Write a rendered buffer; for `Json`, fixes up the separating commas.
+    pub fn write(&mut self, w: &mut dyn Write, buf: &[u8], chunks: usize) -> io::Result<()> {
+        if chunks == 0 {
+            return Ok(());
+        }
+        if self.format == Format::Json {
+            if self.written > 0 {
+                w.write_all(b",")?;
+            }
+            // Drop the trailing comma of this buffer; the next buffer's leading comma replaces it.
+            w.write_all(&buf[..buf.len() - 1])?;
+        } else {
+            w.write_all(buf)?;
+        }
+        self.written += chunks;
+        Ok(())
+    }
+
+    fn chunklab(&self, c: &Chunk<'_>) -> Value {
+        json!({
+            "id": c.id,
+            "doc_id": c.doc_id,
+            "source": c.source,
+            "index": c.index,
+            "total": c.total,
+            "start_byte": c.start_byte,
+            "end_byte": c.end_byte,
+            "start_char": c.start_char,
+            "end_char": c.end_char,
+            "tokens": c.tokens,
+            "unit": self.unit,
+            "strategy": c.strategy,
+            "headings": c.meta.headings,
+            "page": c.meta.page,
+            "kind": c.meta.kind,
+            "parent_id": c.meta.parent_id,
+            "text": c.text,
+        })
+    }
+
+    fn metadata(&self, c: &Chunk<'_>) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("source".into(), c.source.into());
+        m.insert("doc_id".into(), c.doc_id.into());
+        m.insert("chunk_id".into(), c.id.clone().into());
+        m.insert("start_index".into(), c.start_char.into());
+        m.insert("end_index".into(), c.end_char.into());
+        m.insert("start_byte".into(), c.start_byte.into());
+        m.insert("end_byte".into(), c.end_byte.into());
+        m.insert("chunk_index".into(), c.index.into());
+        m.insert("total_chunks".into(), c.total.into());
+        m.insert("tokens".into(), c.tokens.into());
+        m.insert("unit".into(), self.unit.clone().into());
+        m.insert("strategy".into(), c.strategy.into());
+        if !c.meta.headings.is_empty() {
+            m.insert("headings".into(), json!(c.meta.headings));
+        }
+        if let Some(p) = c.meta.page {
+            m.insert("page".into(), p.into());
+        }
+        if let Some(k) = &c.meta.kind {
+            m.insert("kind".into(), k.clone().into());
+        }
+        if let Some(p) = &c.meta.parent_id {
+            m.insert("parent_id".into(), p.clone().into());
+        }
+        m
+    }
+
+    /// `langchain_core.documents.Document` as `Document.model_dump()` / `dumpd` style JSON; load
+    /// with `Document(**obj)` after dropping `type`. `start_index` is exact (LangChain's own comes
+    /// from `str.find` and points at the first occurrence of repeated text).
+    fn langchain(&self, c: &Chunk<'_>) -> Value {
+        json!({
+            "id": c.id,
+            "page_content": c.text,
+            "metadata": self.metadata(c),
+            "type": "Document",
+        })
+    }
+
+    /// LlamaIndex `TextNode` JSON: `id_`, `text`, `start_char_idx`/`end_char_idx`, metadata and
+    /// SOURCE / PREVIOUS / NEXT relationships (keys "1", "2", "3"; node types "4" = document,
+    /// "1" = text node), as `TextNode.to_dict()` writes them.
+    fn llamaindex(&self, c: &Chunk<'_>, all: &[Chunk<'_>], i: usize) -> Value {
+        let mut rel = Map::new();
+        rel.insert(
+            "1".into(),
+            json!({"node_id": c.doc_id, "node_type": "4", "metadata": {"source": c.source}}),
+        );
+        if i > 0 {
+            rel.insert(
+                "2".into(),
+                json!({"node_id": all[i - 1].id, "node_type": "1"}),
+            );
+        }
+        if i + 1 < all.len() {
+            rel.insert(
+                "3".into(),
+                json!({"node_id": all[i + 1].id, "node_type": "1"}),
+            );
+        }
+        json!({
+            "id_": c.id,
+            "text": c.text,
+            "start_char_idx": c.start_char,
+            "end_char_idx": c.end_char,
+            "metadata": self.metadata(c),
+            "relationships": rel,
+            "class_name": "TextNode",
+        })
+    }
+}
