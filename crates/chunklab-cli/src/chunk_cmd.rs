@@ -1,11 +1,14 @@
 //! `chunklab chunk`: inputs → strategy → chunks in the chosen format, documents in parallel,
 //! output in input order.
 
-use crate::input::{self, Decoding, Filters, Input, Skip};
+use crate::input::{self, Decoding, Filters, Input, Skip, Text};
 use crate::output::{ChunkWriter, Format};
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use chunklab_core::document::ParsedDocument;
 use chunklab_core::strategies::{self, Compat, KeepSeparator, Options};
-use chunklab_core::{chunk_document, Chunker, Document, Lang};
+use chunklab_core::{chunk_document, chunk_parsed_document, Chunk, Chunker, Document, Lang};
+use chunklab_parse::detect::{is_binary_format, parser_by_name, parser_for, SNIFF_BYTES};
+use chunklab_parse::{Limits, Parser};
 use rayon::prelude::*;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
@@ -53,6 +56,17 @@ pub struct ChunkArgs {
     /// Where a recursive separator goes: start (of the next piece), end (of the previous), none.
     #[arg(long, default_value = "start")]
     keep_separator: String,
+    /// headings/elements: deepest heading level that starts a chunk (1 = chapters only).
+    #[arg(long, default_value_t = 6)]
+    max_level: usize,
+    /// headings/elements/code: prefix each chunk's embedded text with its heading path (or
+    /// symbol path); the prefix counts toward --size.
+    #[arg(long)]
+    title_prefix: bool,
+    /// Parse every input with this parser instead of choosing by extension and content: text,
+    /// markdown, rst, html, pdf, docx, odt, code, or a language (rust, python, ...).
+    #[arg(long)]
+    parser: Option<String>,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value = "jsonl")]
     format: Format,
@@ -113,6 +127,8 @@ fn options(a: &ChunkArgs) -> Result<Options> {
         separators,
         regex_separators: a.regex_separators,
         keep_separator,
+        max_level: a.max_level,
+        title_prefix: a.title_prefix,
     })
 }
 
@@ -135,6 +151,8 @@ enum Outcome {
         chunks: usize,
         bytes: usize,
         written: bool,
+        /// The parser's warnings (pages without text, skipped parts ...).
+        warnings: Vec<String>,
     },
     Skipped(Skip),
 }
@@ -152,7 +170,19 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
         chunklab_tokenizers::sizer_from_spec(&unit, a.tokenizer.as_deref(), a.count_special)?;
     let unit_name = sizer.name().to_string();
     let chunker = strategies::build(&opts, sizer)?;
-    let decoding = Decoding::new(a.encoding.as_deref(), a.lossy)?;
+    if let Some(name) = &a.parser {
+        if parser_by_name(name).is_none() {
+            bail!(
+                "unknown --parser `{name}`; known: {}, or a language (rust, python, javascript, typescript, go, java)",
+                chunklab_parse::detect::PARSER_NAMES.join(", ")
+            );
+        }
+    }
+    let reading = Reading {
+        decoding: Decoding::new(a.encoding.as_deref(), a.lossy)?,
+        parser: a.parser.clone(),
+        limits: Limits::default(),
+    };
     let filters = Filters::new(&a.include, &a.exclude)?;
     let inputs = input::collect(&a.paths, &filters)?;
     if let Some(n) = a.threads {
@@ -200,7 +230,14 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
                 chunks: n,
                 bytes: b,
                 written,
+                warnings,
             } => {
+                for w in warnings {
+                    warn(
+                        progress.as_ref(),
+                        &format!("warning: {}: {w}", input.source()),
+                    );
+                }
                 if !written {
                     writer.write(out, &buf, n)?;
                 }
@@ -233,7 +270,7 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
             let outcome = chunk_big(
                 &inputs[i],
                 chunker.as_ref(),
-                &decoding,
+                &reading,
                 &mut writer,
                 &mut out,
             )?;
@@ -253,7 +290,7 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
         }
         let outcomes: Vec<Outcome> = inputs[i..j]
             .par_iter()
-            .map(|inp| chunk_one(inp, chunker.as_ref(), &decoding, &writer))
+            .map(|inp| chunk_one(inp, chunker.as_ref(), &reading, &writer))
             .collect();
         for (inp, outcome) in inputs[i..j].iter().zip(outcomes) {
             report(inp, outcome, &mut writer, &mut out)?;
@@ -301,31 +338,100 @@ fn is_big(input: &Input) -> bool {
     file_len(input) >= BIG_DOCUMENT
 }
 
-fn chunk_one(
+/// How inputs are read: decoding of text formats, parser override, parser limits.
+struct Reading {
+    decoding: Decoding,
+    parser: Option<String>,
+    limits: Limits,
+}
+
+/// An input ready to chunk: parsed, or (a big text file for a strategy that does not need
+/// structure) its text as is, so memory stays bounded by the file map.
+enum Prepared {
+    Parsed(ParsedDocument, Vec<String>),
+    Plain(Text),
+}
+
+/// Read an input and parse it with the parser its extension and content (or `--parser`) call
+/// for. Text formats are decoded first (encodings, `--lossy`, binary detection); PDF, DOCX and ODT
+/// get the raw bytes.
+fn prepare(
     input: &Input,
     chunker: &dyn Chunker,
-    dec: &Decoding,
-    writer: &ChunkWriter,
-) -> Outcome {
-    let text = match input::load(input, dec) {
-        Ok(t) => t,
+    how: &Reading,
+    big: bool,
+) -> Result<Prepared, Skip> {
+    let name = input.source();
+    let raw = input::read(input)?;
+    let bytes = raw.bytes();
+    let parser: Box<dyn Parser> = match &how.parser {
+        Some(p) => parser_by_name(p).expect("checked before reading"),
+        None => parser_for(input.path(), &bytes[..bytes.len().min(SNIFF_BYTES)]),
+    };
+    let parse = |bytes: &[u8]| {
+        parser
+            .parse(bytes, input.path(), &how.limits)
+            .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))
+    };
+    if is_binary_format(parser.name()) {
+        let mut doc = parse(bytes)?;
+        let warnings = std::mem::take(&mut doc.warnings);
+        return Ok(Prepared::Parsed(doc, warnings));
+    }
+    let text = input::decode(&name, raw, &how.decoding)?;
+    if big && !chunker.needs_structure() {
+        return Ok(Prepared::Plain(text));
+    }
+    let mut doc = parse(text.as_str().as_bytes())?;
+    let warnings = std::mem::take(&mut doc.warnings);
+    Ok(Prepared::Parsed(doc, warnings))
+}
+
+/// Chunk a prepared input.
+fn chunks<'a>(
+    input: &'a Input,
+    source: &'a str,
+    prepared: &'a Prepared,
+    chunker: &dyn Chunker,
+) -> Result<Vec<Chunk<'a>>, Skip> {
+    let result = match prepared {
+        Prepared::Parsed(doc, _) => chunk_parsed_document(input.doc_id(), source, doc, chunker),
+        Prepared::Plain(text) => chunk_document(
+            &Document::new(input.doc_id(), source, text.as_str()),
+            chunker,
+        ),
+    };
+    result.map_err(|e| Skip::Error(anyhow!("{source}: {e}")))
+}
+
+fn prepared_parts(prepared: &Prepared) -> (usize, Vec<String>) {
+    match prepared {
+        Prepared::Parsed(doc, w) => (doc.text.len(), w.clone()),
+        Prepared::Plain(text) => (text.as_str().len(), Vec::new()),
+    }
+}
+
+fn chunk_one(input: &Input, chunker: &dyn Chunker, how: &Reading, writer: &ChunkWriter) -> Outcome {
+    let prepared = match prepare(input, chunker, how, false) {
+        Ok(p) => p,
         Err(skip) => return Outcome::Skipped(skip),
     };
     let source = input.source();
-    let doc = Document::new(input.doc_id(), &source, text.as_str());
-    let chunks = match chunk_document(&doc, chunker) {
+    let chunks = match chunks(input, &source, &prepared, chunker) {
         Ok(c) => c,
-        Err(e) => return Outcome::Skipped(Skip::Error(anyhow::anyhow!("{source}: {e}"))),
+        Err(skip) => return Outcome::Skipped(skip),
     };
-    let mut buf = Vec::with_capacity(doc.text.len() + chunks.len() * 256);
+    let (bytes, warnings) = prepared_parts(&prepared);
+    let mut buf = Vec::with_capacity(bytes + chunks.len() * 256);
     if let Err(e) = writer.render(&chunks, &mut buf) {
         return Outcome::Skipped(Skip::Error(e.into()));
     }
     Outcome::Done {
         buf,
         chunks: chunks.len(),
-        bytes: doc.text.len(),
+        bytes,
         written: false,
+        warnings,
     }
 }
 
@@ -333,23 +439,18 @@ fn chunk_one(
 fn chunk_big(
     input: &Input,
     chunker: &dyn Chunker,
-    dec: &Decoding,
+    how: &Reading,
     writer: &mut ChunkWriter,
     out: &mut dyn Write,
 ) -> Result<Outcome> {
-    let text = match input::load(input, dec) {
-        Ok(t) => t,
+    let prepared = match prepare(input, chunker, how, true) {
+        Ok(p) => p,
         Err(skip) => return Ok(Outcome::Skipped(skip)),
     };
     let source = input.source();
-    let doc = Document::new(input.doc_id(), &source, text.as_str());
-    let chunks = match chunk_document(&doc, chunker) {
+    let chunks = match chunks(input, &source, &prepared, chunker) {
         Ok(c) => c,
-        Err(e) => {
-            return Ok(Outcome::Skipped(Skip::Error(anyhow::anyhow!(
-                "{source}: {e}"
-            ))))
-        }
+        Err(skip) => return Ok(Outcome::Skipped(skip)),
     };
     let mut buf = Vec::new();
     let mut start = 0;
@@ -360,10 +461,12 @@ fn chunk_big(
         writer.write(out, &buf, end - start)?;
         start = end;
     }
+    let (bytes, warnings) = prepared_parts(&prepared);
     Ok(Outcome::Done {
         buf: Vec::new(),
         chunks: chunks.len(),
-        bytes: doc.text.len(),
+        bytes,
         written: true,
+        warnings,
     })
 }

@@ -25,6 +25,13 @@ impl Input {
             Input::File { doc_id, .. } => doc_id,
         }
     }
+    /// The file's path (`-` for stdin), for choosing a parser.
+    pub fn path(&self) -> &Path {
+        match self {
+            Input::Stdin => Path::new("-"),
+            Input::File { path, .. } => path,
+        }
+    }
     pub fn source(&self) -> String {
         match self {
             Input::Stdin => "-".to_string(),
@@ -160,8 +167,23 @@ pub enum Skip {
 
 const BINARY_SNIFF: usize = 8192;
 
-/// Read and decode one input.
-pub fn load(input: &Input, dec: &Decoding) -> Result<Text, Skip> {
+/// The undecoded bytes of one input: memory-mapped for files, read for stdin.
+pub enum Raw {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Raw {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Raw::Mapped(m) => m,
+            Raw::Owned(v) => v,
+        }
+    }
+}
+
+/// Read one input's bytes (a file is mapped, not copied).
+pub fn read(input: &Input) -> Result<Raw, Skip> {
     let name = input.source();
     match input {
         Input::Stdin => {
@@ -169,14 +191,14 @@ pub fn load(input: &Input, dec: &Decoding) -> Result<Text, Skip> {
             std::io::stdin()
                 .read_to_end(&mut buf)
                 .map_err(|e| Skip::Error(anyhow!("stdin: {e}")))?;
-            decode_owned(&name, buf, dec).map(Text::Owned)
+            Ok(Raw::Owned(buf))
         }
         Input::File { path, .. } => {
             let file =
                 std::fs::File::open(path).map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?;
             let len = file.metadata().map(|m| m.len()).unwrap_or(0);
             if len == 0 {
-                return Ok(Text::Owned(String::new()));
+                return Ok(Raw::Owned(Vec::new()));
             }
             if len > chunklab_core::sizer::MAX_DOCUMENT_BYTES as u64 {
                 return Err(Skip::Error(anyhow!(
@@ -189,6 +211,17 @@ pub fn load(input: &Input, dec: &Decoding) -> Result<Text, Skip> {
                 .map_err(|e| Skip::Error(anyhow!("{name}: cannot map: {e}")))?;
             #[cfg(unix)]
             let _ = map.advise(memmap2::Advice::Sequential);
+            Ok(Raw::Mapped(map))
+        }
+    }
+}
+
+/// Decode an input's bytes into text: UTF-8 checked in place (a mapped file is not copied), or
+/// decoded from `dec.encoding`; binary files are skipped.
+pub fn decode(name: &str, raw: Raw, dec: &Decoding) -> Result<Text, Skip> {
+    match raw {
+        Raw::Owned(buf) => decode_owned(name, buf, dec).map(Text::Owned),
+        Raw::Mapped(map) => {
             if dec.encoding.is_none() && !dec.lossy {
                 check_binary(&map[..map.len().min(BINARY_SNIFF)])?;
                 let bom = if map.starts_with(b"\xEF\xBB\xBF") {
@@ -196,12 +229,12 @@ pub fn load(input: &Input, dec: &Decoding) -> Result<Text, Skip> {
                 } else {
                     0
                 };
-                match std::str::from_utf8(&map[bom..]) {
-                    Ok(_) => return Ok(Text::Mapped(map, bom)),
-                    Err(e) => return Err(Skip::Error(utf8_error(&name, bom + e.valid_up_to()))),
-                }
+                return match std::str::from_utf8(&map[bom..]) {
+                    Ok(_) => Ok(Text::Mapped(map, bom)),
+                    Err(e) => Err(Skip::Error(utf8_error(name, bom + e.valid_up_to()))),
+                };
             }
-            decode_owned(&name, map.to_vec(), dec).map(Text::Owned)
+            decode_owned(name, map.to_vec(), dec).map(Text::Owned)
         }
     }
 }

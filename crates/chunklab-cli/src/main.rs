@@ -1,8 +1,11 @@
 //! `chunklab`: chunk documents into retrieval units with exact offsets.
 
 mod chunk_cmd;
+mod embed_cmd;
 mod input;
+mod models_cmd;
 mod output;
+mod parse_cmd;
 mod strategies_cmd;
 
 use clap::{Parser, Subcommand};
@@ -23,6 +26,13 @@ struct Cli {
 enum Cmd {
     /// Chunk files, directories or stdin (`-`) and write chunks as JSONL (default).
     Chunk(Box<chunk_cmd::ChunkArgs>),
+    /// Show the element tree a parser makes of a file (headings, paragraphs, tables, pages ...).
+    Parse(parse_cmd::ParseArgs),
+    /// Embedding models: list them, fetch them into the local cache.
+    #[command(subcommand)]
+    Models(models_cmd::ModelsCmd),
+    /// Embed texts with an in-process model (MiniLM, ...) and print the vectors.
+    Embed(embed_cmd::EmbedArgs),
     /// List every strategy with its parameters and defaults.
     Strategies {
         /// Print JSON instead of a table.
@@ -35,6 +45,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Chunk(args) => chunk_cmd::run(*args),
+        Cmd::Parse(args) => parse_cmd::run(args),
+        Cmd::Models(cmd) => models_cmd::run(cmd),
+        Cmd::Embed(args) => embed_cmd::run(args),
         Cmd::Strategies { json } => strategies_cmd::run(json),
     };
     match result {

@@ -114,10 +114,22 @@ impl ChunkWriter {
             "strategy": c.strategy,
             "headings": c.meta.headings,
             "page": c.meta.page,
+            "page_end": c.meta.page_end,
+            "lines": c.meta.lines.map(|(a, b)| [a, b]),
             "kind": c.meta.kind,
+            "symbol": c.meta.symbol,
+            "language": c.meta.language,
+            "level": c.meta.level,
             "parent_id": c.meta.parent_id,
+            "prefix": c.meta.prefix,
             "text": c.text,
         })
+    }
+
+    /// The text a framework embeds: the prefix (heading path, repeated table header) and the
+    /// chunk text.
+    fn content(c: &Chunk<'_>) -> String {
+        c.meta.embed_text(c.text)
     }
 
     fn metadata(&self, c: &Chunk<'_>) -> Map<String, Value> {
@@ -140,22 +152,42 @@ impl ChunkWriter {
         if let Some(p) = c.meta.page {
             m.insert("page".into(), p.into());
         }
+        if let Some(p) = c.meta.page_end {
+            m.insert("page_end".into(), p.into());
+        }
+        if let Some((a, b)) = c.meta.lines {
+            m.insert("lines".into(), json!([a, b]));
+        }
         if let Some(k) = &c.meta.kind {
             m.insert("kind".into(), k.clone().into());
         }
+        if let Some(s) = &c.meta.symbol {
+            m.insert("symbol".into(), s.clone().into());
+        }
+        if let Some(l) = &c.meta.language {
+            m.insert("language".into(), l.clone().into());
+        }
+        if let Some(l) = c.meta.level {
+            m.insert("level".into(), l.into());
+        }
         if let Some(p) = &c.meta.parent_id {
             m.insert("parent_id".into(), p.clone().into());
+        }
+        if let Some(p) = &c.meta.prefix {
+            m.insert("prefix".into(), p.clone().into());
         }
         m
     }
 
     /// `langchain_core.documents.Document` as `Document.model_dump()` / `dumpd` style JSON; load
     /// with `Document(**obj)` after dropping `type`. `start_index` is exact (LangChain's own comes
-    /// from `str.find` and points at the first occurrence of repeated text).
+    /// from `str.find` and points at the first occurrence of repeated text). With a prefix
+    /// (`--title-prefix`, repeated table headers) `page_content` is prefix + text, what is
+    /// embedded; `metadata.prefix` holds the prefix and the offsets locate the text after it.
     fn langchain(&self, c: &Chunk<'_>) -> Value {
         json!({
             "id": c.id,
-            "page_content": c.text,
+            "page_content": Self::content(c),
             "metadata": self.metadata(c),
             "type": "Document",
         })
@@ -163,7 +195,8 @@ impl ChunkWriter {
 
     /// LlamaIndex `TextNode` JSON: `id_`, `text`, `start_char_idx`/`end_char_idx`, metadata and
     /// SOURCE / PREVIOUS / NEXT relationships (keys "1", "2", "3"; node types "4" = document,
-    /// "1" = text node), as `TextNode.to_dict()` writes them.
+    /// "1" = text node), as `TextNode.to_dict()` writes them. With a prefix, `text` is prefix +
+    /// text as for LangChain.
     fn llamaindex(&self, c: &Chunk<'_>, all: &[Chunk<'_>], i: usize) -> Value {
         let mut rel = Map::new();
         rel.insert(
@@ -184,7 +217,7 @@ impl ChunkWriter {
         }
         json!({
             "id_": c.id,
-            "text": c.text,
+            "text": Self::content(c),
             "start_char_idx": c.start_char,
             "end_char_idx": c.end_char,
             "metadata": self.metadata(c),

@@ -337,3 +337,267 @@ fn output_file_and_strategies_listing() {
         assert!(names.contains(&s), "{names:?}");
     }
 }
+
+/// The shared data directory (real documents for the parser tests).
+fn documents() -> std::path::PathBuf {
+    if let Ok(p) = std::env::var("CHUNKLAB_SHARED") {
+        return Path::new(&p).join("datasets/documents");
+    }
+    let mut dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    loop {
+        for cand in [dir.join("shared"), dir.join("../shared")] {
+            if cand.join("datasets/documents").is_dir() {
+                return cand.join("datasets/documents");
+            }
+        }
+        if !dir.pop() {
+            panic!("cannot find the shared data directory; set CHUNKLAB_SHARED");
+        }
+    }
+}
+
+#[test]
+fn headings_with_title_prefix_on_a_markdown_handbook() {
+    // `chunklab chunk handbook.md --strategy headings --size 512 --unit tokens --title-prefix`
+    let dir = tempfile::tempdir().unwrap();
+    let handbook = dir.path().join("handbook.md");
+    let source = documents().join("markdown/md_django-3.2_ref_checks.md");
+    std::fs::copy(&source, &handbook).unwrap();
+    let text = std::fs::read_to_string(&handbook).unwrap();
+    let out = chunklab(
+        &[
+            "chunk",
+            handbook.to_str().unwrap(),
+            "--strategy",
+            "headings",
+            "--size",
+            "512",
+            "--unit",
+            "tokens",
+            "--title-prefix",
+            "-q",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let chunks = lines(&out);
+    assert!(chunks.len() > 10, "{}", chunks.len());
+    let sizer = chunklab_tokenizers::sizer_from_spec("tokens", Some("cl100k"), false).unwrap();
+    let mut prefixed = 0;
+    let mut end = 0;
+    for c in &chunks {
+        let (s, e) = (
+            c["start_byte"].as_u64().unwrap() as usize,
+            c["end_byte"].as_u64().unwrap() as usize,
+        );
+        assert!(s >= end, "chunks in order, no overlap");
+        end = e;
+        let body = c["text"].as_str().unwrap();
+        assert_eq!(body, &text[s..e]);
+        let headings: Vec<&str> = c["headings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h.as_str().unwrap())
+            .collect();
+        assert!(!headings.is_empty(), "every chunk has a heading path: {c}");
+        let prefix = c["prefix"].as_str().unwrap_or("");
+        if !prefix.is_empty() {
+            assert_eq!(prefix, format!("{}\n\n", headings.join(" > ")));
+            prefixed += 1;
+        }
+        // The prefix counts: `tokens` is the real size of what is embedded.
+        let tokens = c["tokens"].as_u64().unwrap() as usize;
+        assert_eq!(tokens, sizer.count(&format!("{prefix}{body}")));
+        assert!(tokens <= 512);
+        let lines = c["lines"].as_array().unwrap();
+        assert!(lines[0].as_u64() <= lines[1].as_u64());
+        assert_eq!(c["strategy"], "headings");
+    }
+    assert!(
+        prefixed * 10 >= chunks.len() * 9,
+        "{prefixed} of {}",
+        chunks.len()
+    );
+    let db = chunks
+        .iter()
+        .find(|c| c["text"].as_str().unwrap().contains("mysql.W002"))
+        .unwrap();
+    assert_eq!(
+        db["headings"],
+        serde_json::json!([
+            "System check framework",
+            "Core system checks",
+            "Database",
+            "MySQL and MariaDB"
+        ])
+    );
+    // LangChain documents embed the prefix; the offsets still locate the text.
+    let out = chunklab(
+        &[
+            "chunk",
+            handbook.to_str().unwrap(),
+            "--strategy",
+            "headings",
+            "--size",
+            "512",
+            "--unit",
+            "tokens",
+            "--title-prefix",
+            "--format",
+            "langchain",
+            "-q",
+        ],
+        None,
+    );
+    let docs = lines(&out);
+    assert_eq!(docs.len(), chunks.len());
+    let d = &docs[1];
+    let prefix = d["metadata"]["prefix"].as_str().unwrap();
+    let content = d["page_content"].as_str().unwrap();
+    assert!(content.starts_with(prefix));
+    let (s, e) = (
+        d["metadata"]["start_byte"].as_u64().unwrap() as usize,
+        d["metadata"]["end_byte"].as_u64().unwrap() as usize,
+    );
+    assert_eq!(&content[prefix.len()..], &text[s..e]);
+}
+
+#[test]
+fn elements_over_a_mixed_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = documents();
+    for rel in [
+        "markdown/md_postgresql-15_catalogs-overview.md",
+        "rst/rst_python-3.11_library_imp.rst",
+        "nl_verordening_parkeren.txt",
+    ] {
+        let name = Path::new(rel).file_name().unwrap();
+        std::fs::copy(docs.join(rel), dir.path().join(name)).unwrap();
+    }
+    let out = chunklab(
+        &[
+            "chunk",
+            dir.path().to_str().unwrap(),
+            "--strategy",
+            "elements",
+            "--size",
+            "300",
+            "--unit",
+            "tokens",
+            "-q",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let chunks = lines(&out);
+    let by_doc =
+        |name: &str| -> Vec<&Value> { chunks.iter().filter(|c| c["doc_id"] == name).collect() };
+    let md = by_doc("md_postgresql-15_catalogs-overview.md");
+    let table_parts: Vec<_> = md.iter().filter(|c| c["kind"] == "table").collect();
+    assert!(table_parts.len() >= 2);
+    assert!(table_parts[1]["prefix"]
+        .as_str()
+        .unwrap()
+        .starts_with("Catalog Name| Purpose"));
+    let rst = by_doc("rst_python-3.11_library_imp.rst");
+    assert!(rst.iter().any(|c| c["kind"] == "code"));
+    let txt = by_doc("nl_verordening_parkeren.txt");
+    assert!(txt
+        .iter()
+        .any(|c| c["headings"].as_array().unwrap().len() == 3));
+    assert!(chunks.iter().all(|c| c["tokens"].as_u64().unwrap() <= 300));
+}
+
+#[test]
+fn parse_shows_the_element_tree() {
+    let md = documents().join("markdown/md_postgresql-15_runtime-config-connection.md");
+    let out = chunklab(&["parse", md.to_str().unwrap(), "--format", "json"], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["format"], "markdown");
+    let elements = v["elements"].as_array().unwrap();
+    let heading = elements
+        .iter()
+        .find(|e| e["title"] == "20.3.1. Connection Settings")
+        .unwrap();
+    assert_eq!(heading["type"], "heading");
+    assert_eq!(heading["level"], 3);
+    assert_eq!(heading["lines"], serde_json::json!([13, 13]));
+    assert_eq!(heading["text"], "### 20.3.1. Connection Settings");
+    assert!(elements.iter().any(|e| e["type"] == "table_row"));
+    assert!(
+        v.get("text").is_none(),
+        "the full text only with --full-text"
+    );
+    // The outline.
+    let out = chunklab(&["parse", md.to_str().unwrap()], None);
+    let outline = String::from_utf8(out.stdout).unwrap();
+    assert!(outline.contains("h3"), "{outline}");
+    assert!(outline.contains("20.3.1. Connection Settings"));
+    // A parser override, from stdin.
+    let out = chunklab(
+        &[
+            "parse",
+            "-",
+            "--parser",
+            "markdown",
+            "--format",
+            "json",
+            "--full-text",
+        ],
+        Some(b"# Titel\n\nTekst."),
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["elements"][0]["title"], "Titel");
+    assert_eq!(v["text"], "# Titel\n\nTekst.");
+    let out = chunklab(&["parse", "-", "--parser", "docbook"], Some(b"x"));
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("unknown --parser `docbook`"));
+}
+
+#[test]
+fn parser_flag_and_structure_errors() {
+    // stdin has no extension: plain text, unless --parser says otherwise.
+    let md = b"# Vergunningen\n\n## Artikel 3\n\nHet college verleent een vergunning.\n";
+    let out = chunklab(
+        &[
+            "chunk",
+            "-",
+            "--strategy",
+            "headings",
+            "--size",
+            "60",
+            "--parser",
+            "md",
+            "-q",
+        ],
+        Some(md),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let chunks = lines(&out);
+    assert_eq!(
+        chunks.last().unwrap()["headings"],
+        serde_json::json!(["Vergunningen", "Artikel 3"])
+    );
+    assert_eq!(chunks.last().unwrap()["lines"], serde_json::json!([3, 5]));
+    let out = chunklab(&["chunk", "-", "--parser", "docbook"], Some(md));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown --parser `docbook`"));
+    // Plain strategies keep their output on text files, with source lines added.
+    let out = chunklab(
+        &[
+            "chunk",
+            "-",
+            "--strategy",
+            "recursive",
+            "--size",
+            "40",
+            "-q",
+        ],
+        Some(md),
+    );
+    let chunks = lines(&out);
+    assert_eq!(chunks[0]["text"], "# Vergunningen\n\n## Artikel 3");
+    assert!(chunks[0]["prefix"].is_null() && chunks[0]["page_end"].is_null());
+}

@@ -28,16 +28,51 @@ impl Span {
 }
 
 /// Metadata that structure-aware and hierarchical strategies fill; empty for plain text ones.
+///
+/// ```
+/// use chunklab_core::ChunkMeta;
+/// let meta = ChunkMeta {
+///     headings: vec!["Hoofdstuk 2. Vergunningen".into(), "Artikel 3 Bewonersvergunning".into()],
+///     prefix: Some("Hoofdstuk 2. Vergunningen > Artikel 3 Bewonersvergunning\n\n".into()),
+///     ..ChunkMeta::default()
+/// };
+/// assert_eq!(meta.embed_text("1. Het college verleent ..."),
+///            "Hoofdstuk 2. Vergunningen > Artikel 3 Bewonersvergunning\n\n1. Het college verleent ...");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ChunkMeta {
     /// Heading path from the document root to this chunk.
     pub headings: Vec<String>,
-    /// 1-based page number where the format has pages.
+    /// 1-based page number (where the chunk starts) where the format has pages.
     pub page: Option<u32>,
+    /// 1-based page number where the chunk ends.
+    pub page_end: Option<u32>,
+    /// 1-based inclusive line range in the source file (formats that keep source lines).
+    pub lines: Option<(u32, u32)>,
     /// Element kind (paragraph, table, code, ...).
     pub kind: Option<String>,
+    /// For code: the symbol path of the unit (`impl Parser::parse`).
+    pub symbol: Option<String>,
+    /// For code: the programming language.
+    pub language: Option<String>,
+    /// Depth in a hierarchy of chunks (hierarchical strategies; 0 = top).
+    pub level: Option<u32>,
     /// Id of the parent chunk (hierarchical strategies).
     pub parent_id: Option<String>,
+    /// Text prepended to the chunk for embedding (the heading path with `--title-prefix`, a
+    /// table's repeated header row). It is **not** part of the span, but it counts toward the size:
+    /// the chunk's `tokens` is the real size of `prefix + text`.
+    pub prefix: Option<String>,
+}
+
+impl ChunkMeta {
+    /// The text to embed: `prefix + text`.
+    pub fn embed_text(&self, text: &str) -> String {
+        match &self.prefix {
+            Some(p) => format!("{p}{text}"),
+            None => text.to_string(),
+        }
+    }
 }
 
 /// One chunk of one document.
@@ -56,7 +91,7 @@ pub struct Chunk<'a> {
     /// Position of this chunk in the document's chunk list, and the list's length.
     pub index: usize,
     pub total: usize,
-    /// Size in the configured sizer's units.
+    /// Size in the configured sizer's units, of `meta.prefix` + `text` when there is a prefix.
     pub tokens: usize,
     /// Strategy name.
     pub strategy: &'static str,

@@ -1,6 +1,7 @@
 //! The `Chunker` seam and the function that turns a strategy's spans into [`Chunk`]s.
 
 use crate::chunk::{chunk_id, Chunk, ChunkMeta, Span};
+use crate::document::ParsedDocument;
 use crate::error::Result;
 use crate::text::CharCursor;
 
@@ -16,6 +17,102 @@ pub trait Chunker: Send + Sync {
 
     /// The chunk spans of `text`.
     fn spans(&self, text: &str) -> Result<Vec<Span>>;
+
+    /// Whether the strategy needs a parsed document's structure ([`Chunker::chunk_parsed`]) and
+    /// cannot chunk plain text ([`Chunker::spans`]). Callers may skip parsing for the others.
+    fn needs_structure(&self) -> bool {
+        false
+    }
+
+    /// The chunks of a parsed document: spans of `doc.text` with their metadata. `Span.tokens`
+    /// is the real size of what is embedded, i.e. of `meta.prefix` + the span text.
+    ///
+    /// The default runs [`Chunker::spans`] on the text and fills the page span and source lines
+    /// from the document's elements; structure-aware strategies (`headings`, `elements`) override
+    /// it and return [`crate::Error::Config`] from `spans`.
+    ///
+    /// ```
+    /// use chunklab_core::document::{Element, ElementKind, ParsedDocument};
+    /// use chunklab_core::{strategies::Fixed, CharSizer, Chunker};
+    /// use std::sync::Arc;
+    /// let mut doc = ParsedDocument::plain("Pagina een.Pagina twee.".into());
+    /// doc.elements.push(Element::new(ElementKind::Paragraph, 0, 11).with_page(1));
+    /// doc.elements.push(Element::new(ElementKind::Paragraph, 11, 23).with_page(2));
+    /// doc.pages = Some(2);
+    /// let chunks = Fixed::new(Arc::new(CharSizer), 15, 0).unwrap().chunk_parsed(&doc).unwrap();
+    /// assert_eq!((chunks[0].1.page, chunks[0].1.page_end), (Some(1), Some(2)));
+    /// assert_eq!((chunks[1].1.page, chunks[1].1.page_end), (Some(2), Some(2)));
+    /// ```
+    fn chunk_parsed(&self, doc: &ParsedDocument) -> Result<Vec<(Span, ChunkMeta)>> {
+        let spans = self.spans(&doc.text)?;
+        let locator = Locator::new(doc);
+        Ok(spans
+            .into_iter()
+            .map(|s| (s, locator.meta(s.start, s.end)))
+            .collect())
+    }
+}
+
+/// Finds where a span of a parsed document lies: its first and last page and its source line
+/// range, from the elements it overlaps. Built once per document.
+#[derive(Debug)]
+pub struct Locator<'a> {
+    doc: &'a ParsedDocument,
+    paged: bool,
+    lined: bool,
+}
+
+/// How far back [`Locator`] looks for elements that start before a span and contain its start.
+const CONTAINER_LOOKBACK: usize = 16;
+
+impl<'a> Locator<'a> {
+    pub fn new(doc: &'a ParsedDocument) -> Self {
+        Self {
+            doc,
+            paged: doc.elements.iter().any(|e| e.page.is_some()),
+            lined: doc.elements.iter().any(|e| e.lines.is_some()),
+        }
+    }
+
+    /// Metadata with `page`, `page_end` and `lines` of `doc.text[start..end]` filled (where the
+    /// document has them); everything else empty.
+    pub fn meta(&self, start: usize, end: usize) -> ChunkMeta {
+        let mut meta = ChunkMeta::default();
+        if self.paged {
+            meta.page = self.doc.page_at(start);
+            meta.page_end = self.doc.page_at(end.saturating_sub(1).max(start));
+        }
+        if self.lined {
+            meta.lines = self.lines(start, end);
+        }
+        meta
+    }
+
+    /// Smallest first line and largest last line of the elements overlapping `start..end`.
+    fn lines(&self, start: usize, end: usize) -> Option<(u32, u32)> {
+        let els = &self.doc.elements;
+        let upto = els.partition_point(|e| e.start < end);
+        let mut found: Option<(u32, u32)> = None;
+        let mut before = 0;
+        for e in els[..upto].iter().rev() {
+            if e.start < start {
+                before += 1;
+                if before > CONTAINER_LOOKBACK {
+                    break;
+                }
+                if e.end <= start {
+                    continue;
+                }
+            }
+            if let Some((a, b)) = e.lines {
+                found = Some(match found {
+                    Some((x, y)) => (x.min(a), y.max(b)),
+                    None => (a, b),
+                });
+            }
+        }
+        found
+    }
 }
 
 /// A document to chunk: its id, where it came from, and its text.
@@ -51,6 +148,58 @@ impl<'a> Document<'a> {
 pub fn chunk_document<'a>(doc: &Document<'a>, chunker: &dyn Chunker) -> Result<Vec<Chunk<'a>>> {
     let spans = chunker.spans(doc.text)?;
     Ok(spans_to_chunks(doc, chunker, &spans))
+}
+
+/// Chunk a parsed document with any strategy ([`Chunker::chunk_parsed`]): chunks borrow their
+/// text from `doc.text`, carry page span, source lines, heading path and prefix in `meta`, and
+/// their ids include the prefix.
+///
+/// ```
+/// use chunklab_core::{chunk_parsed_document, document::ParsedDocument, strategies, CharSizer};
+/// use std::sync::Arc;
+/// let doc = ParsedDocument::plain("Artikel 1\nDe raad besluit.".into());
+/// let opts = strategies::Options { strategy: "recursive".into(), size: 20, ..Default::default() };
+/// let chunker = strategies::build(&opts, Arc::new(CharSizer)).unwrap();
+/// let chunks = chunk_parsed_document("d", "mem", &doc, chunker.as_ref()).unwrap();
+/// assert_eq!(chunks.iter().map(|c| c.text).collect::<Vec<_>>(), ["Artikel 1", "De raad besluit."]);
+/// ```
+pub fn chunk_parsed_document<'a>(
+    doc_id: &'a str,
+    source: &'a str,
+    doc: &'a ParsedDocument,
+    chunker: &dyn Chunker,
+) -> Result<Vec<Chunk<'a>>> {
+    let parts = chunker.chunk_parsed(doc)?;
+    let config = chunker.config();
+    let strategy = chunker.strategy();
+    let total = parts.len();
+    let mut cursor = CharCursor::new(&doc.text);
+    Ok(parts
+        .into_iter()
+        .enumerate()
+        .map(|(index, (s, meta))| {
+            let text = &doc.text[s.start..s.end];
+            let id = match &meta.prefix {
+                Some(p) => chunk_id(doc_id, s.start, s.end, &format!("{config}\0{p}"), text),
+                None => chunk_id(doc_id, s.start, s.end, &config, text),
+            };
+            Chunk {
+                id,
+                doc_id,
+                source,
+                text,
+                start_byte: s.start,
+                end_byte: s.end,
+                start_char: cursor.char_at(s.start),
+                end_char: cursor.char_at(s.end),
+                index,
+                total,
+                tokens: s.tokens,
+                strategy,
+                meta,
+            }
+        })
+        .collect())
 }
 
 /// Turn spans into chunks (shared by strategies that post-process spans).

@@ -87,6 +87,11 @@ pub struct Element {
     pub code_kind: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// Display text of a title or heading whose span includes markup (Markdown `#` markers and
+    /// setext underlines, reST adornments); `None` means the trimmed span text is the title. Read
+    /// it through [`ParsedDocument::title_of`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
 }
 
 impl Element {
@@ -101,6 +106,7 @@ impl Element {
             symbol: None,
             code_kind: None,
             language: None,
+            title: None,
         }
     }
 
@@ -111,6 +117,12 @@ impl Element {
 
     pub fn with_lines(mut self, first: u32, last: u32) -> Self {
         self.lines = Some((first, last));
+        self
+    }
+
+    /// Set the display text of a heading whose span includes markup.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
         self
     }
 }
@@ -140,6 +152,28 @@ impl ParsedDocument {
             text,
             format: "text".into(),
             ..Self::default()
+        }
+    }
+
+    /// The display text of element `e` (a heading's title without markup): its `title` if set,
+    /// else its span text with surrounding whitespace trimmed.
+    ///
+    /// ```
+    /// use chunklab_core::document::{Element, ElementKind, ParsedDocument};
+    /// let mut doc = ParsedDocument::plain("## Artikel 3\n".into());
+    /// doc.elements.push(Element::new(ElementKind::Heading { level: 2 }, 0, 12).with_title("Artikel 3"));
+    /// doc.elements.push(Element::new(ElementKind::Paragraph, 3, 12));
+    /// assert_eq!(doc.title_of(&doc.elements[0]), "Artikel 3");
+    /// assert_eq!(doc.title_of(&doc.elements[1]), "Artikel 3");
+    /// ```
+    pub fn title_of<'a>(&'a self, e: &'a Element) -> &'a str {
+        match &e.title {
+            Some(t) => t,
+            None => self
+                .text
+                .get(e.start..e.end)
+                .map(str::trim)
+                .unwrap_or_default(),
         }
     }
 

@@ -32,7 +32,9 @@ pub mod text;
 pub mod validate;
 
 pub use chunk::{chunk_id, Chunk, ChunkMeta, Span};
-pub use chunker::{chunk_document, spans_to_chunks, Chunker, Document};
+pub use chunker::{
+    chunk_document, chunk_parsed_document, spans_to_chunks, Chunker, Document, Locator,
+};
 pub use error::{Error, Result};
 pub use lang::Lang;
 pub use sizer::{CharSizer, Measure, Sizer, WordSizer};

@@ -12,13 +12,15 @@
 //! never split because no whitespace follows their periods. CJK full stops (`。！？`) always end a
 //! sentence. A blank line always ends one; a single line break ends one only before a list item.
 //!
-//! The scan is linear: `memchr` finds the candidate bytes (`.!?`, line breaks and the lead bytes
-//! of multi-byte terminators) and only those positions are examined.
+//! The scan is linear: the candidate bytes (`.!?`, line breaks and the lead bytes of multi-byte
+//! terminators) are found 64 bytes at a time with vectorizable comparisons, and only those
+//! positions are examined.
 
 use crate::abbreviations::{is_heading_noun, lookup, Abbrev};
 use crate::lang::Lang;
-use memchr::{memchr3_iter, Memchr3};
-use std::iter::Peekable;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Sentence spans of `text`, tiling it (see the module docs). `Lang::Auto` is resolved from the
 /// text first.
@@ -211,20 +213,26 @@ fn list_item_at(text: &str, i: usize) -> bool {
         Some(_) => text[i + j..].starts_with(char::is_whitespace),
         None => false,
     };
-    if let Some(c) = text[i..].chars().next() {
-        if matches!(
-            c,
-            '•' | '◦' | '▪' | '‣' | '·' | '-' | '–' | '—' | '*' | '○' | '■' | '□'
-        ) {
-            return ws_at(c.len_utf8());
+    match rest.first() {
+        Some(b'-' | b'*') => return ws_at(1),
+        Some(b'(') => {}
+        Some(c) if c.is_ascii_alphanumeric() => {}
+        // The other bullets are multi-byte; any other char starts no list item.
+        Some(0x80..) => {
+            let c = text[i..].chars().next().expect("char boundary");
+            return matches!(c, '•' | '◦' | '▪' | '‣' | '·' | '–' | '—' | '○' | '■' | '□')
+                && ws_at(c.len_utf8());
         }
+        _ => return false,
     }
     let (open, body) = match rest.first() {
         Some(b'(') => (1, &rest[1..]),
         _ => (0, rest),
     };
+    // Labels have at most four chars: counting a fifth is enough to reject longer words.
     let label = body
         .iter()
+        .take(5)
         .take_while(|b| b.is_ascii_alphanumeric())
         .count();
     if label == 0 || label > 4 {
@@ -309,19 +317,33 @@ fn after_heading_noun(text: &str, start: usize, lang: Lang) -> bool {
 /// before it rather than end a sentence?
 fn period_is_abbreviation(text: &str, dot: usize, next: char, lang: Lang) -> bool {
     const MAX_TOKEN: usize = 40;
-    let head = &text[..dot];
+    // The token before the period: back to whitespace (ASCII bytes are judged without decoding).
+    let b = text.as_bytes();
     let mut start = dot;
-    for (i, c) in head.char_indices().rev() {
-        if c.is_whitespace() {
-            break;
-        }
+    while start > 0 {
+        let i = if b[start - 1] < 0x80 {
+            if matches!(b[start - 1], b'\t'..=b'\r' | b' ') {
+                break;
+            }
+            start - 1
+        } else {
+            let c = text[..start].chars().next_back().expect("start > 0");
+            if c.is_whitespace() {
+                break;
+            }
+            start - c.len_utf8()
+        };
         if dot - i > MAX_TOKEN {
             return false;
         }
         start = i;
     }
     let raw = &text[start..dot];
-    let token = raw.trim_start_matches(is_opener);
+    // (Openers are `([{"'` or multi-byte: most tokens start with none.)
+    let token = match raw.as_bytes().first() {
+        Some(&c) if c < 0x80 && !matches!(c, b'(' | b'[' | b'{' | b'"' | b'\'') => raw,
+        _ => raw.trim_start_matches(is_opener),
+    };
     if token.is_empty() {
         return false;
     }
@@ -336,11 +358,14 @@ fn period_is_abbreviation(text: &str, dot: usize, next: char, lang: Lang) -> boo
         return true; // "Hoofdstuk 1. Algemene bepalingen", "Chapter IV. The end"
     }
     let mut letters = 0;
-    let single_letter_chain = token.split('.').all(|seg| {
-        letters += 1;
-        let mut cs = seg.chars();
-        matches!((cs.next(), cs.next()), (Some(c), None) if c.is_alphabetic())
-    });
+    let t = token.as_bytes();
+    // Two ASCII chars before any period: not a chain (most words end here).
+    let single_letter_chain = !(t[0] < 0x80 && t.len() >= 2 && t[1] != b'.')
+        && token.split('.').all(|seg| {
+            letters += 1;
+            let mut cs = seg.chars();
+            matches!((cs.next(), cs.next()), (Some(c), None) if c.is_alphabetic())
+        });
     if single_letter_chain && letters == 1 && token.chars().all(char::is_uppercase) {
         return true; // an initial: "J. de Vries"
     }
@@ -351,8 +376,7 @@ fn period_is_abbreviation(text: &str, dot: usize, next: char, lang: Lang) -> boo
     let lower = &mut buf[..token.len()];
     lower.copy_from_slice(token.as_bytes());
     lower.make_ascii_lowercase();
-    let lower = std::str::from_utf8(lower).expect("ascii");
-    match lookup(lower, lang) {
+    match lookup_memoized(lower, lang) {
         Some(Abbrev::Never) => true,
         Some(Abbrev::BeforeNumber) => !next.is_alphabetic() || next.is_lowercase(),
         Some(Abbrev::Terminal) => false,
@@ -360,15 +384,154 @@ fn period_is_abbreviation(text: &str, dot: usize, next: char, lang: Lang) -> boo
     }
 }
 
+/// [`lookup`] of a lowercase ASCII token, memoized per thread for tokens of up to 14 bytes:
+/// documents repeat the words that end their sentences. The memo is cleared when it grows large.
+fn lookup_memoized(lower: &[u8], lang: Lang) -> Option<Abbrev> {
+    const MAX_ENTRIES: usize = 1 << 16;
+    let slow = || lookup(std::str::from_utf8(lower).expect("ASCII"), lang);
+    if lower.len() > 14 {
+        return slow();
+    }
+    // The bytes, zero-padded, the language and the length: distinct inputs, distinct keys.
+    let mut key = [0u8; 16];
+    key[..lower.len()].copy_from_slice(lower);
+    key[14] = lang as u8;
+    key[15] = lower.len() as u8;
+    let key = u128::from_le_bytes(key);
+    ABBREV_MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if let Some(&answer) = memo.get(&key) {
+            return answer;
+        }
+        if memo.len() >= MAX_ENTRIES {
+            memo.clear();
+        }
+        let answer = slow();
+        memo.insert(key, answer);
+        answer
+    })
+}
+
+thread_local! {
+    static ABBREV_MEMO: RefCell<HashMap<u128, Option<Abbrev>, BuildHasherDefault<KeyHasher>>> =
+        RefCell::default();
+}
+
+/// Hashes the `u128` keys of the abbreviation memo with one multiply.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u128(&mut self, key: u128) {
+        let folded = key as u64 ^ (key >> 64) as u64;
+        self.0 = (folded ^ self.0)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
+    }
+}
+
+/// Candidate positions in increasing order: the bytes a boundary can start at (sentence
+/// punctuation, line-break bytes, lead bytes of multi-byte terminators and line separators).
+/// Each 64-byte block is tested with branch-free comparisons that compilers vectorize, and its
+/// hits are kept as a bit mask.
+struct Candidates<'a> {
+    bytes: &'a [u8],
+    sentences: bool,
+    /// Where the next block starts.
+    next_block: usize,
+    /// Where the block of `bits` starts.
+    block: usize,
+    bits: u64,
+}
+
+impl<'a> Candidates<'a> {
+    fn new(bytes: &'a [u8], sentences: bool) -> Self {
+        Self {
+            bytes,
+            sentences,
+            next_block: 0,
+            block: 0,
+            bits: 0,
+        }
+    }
+
+    /// One bit per byte of `block` that `hit` accepts (the multiply gathers the 0/1 bytes of a
+    /// word into one byte).
+    #[inline(always)]
+    fn block_bits(block: &[u8; 64], hit: impl Fn(u8) -> bool) -> u64 {
+        let mut flags = [0u8; 64];
+        for (f, &x) in flags.iter_mut().zip(block) {
+            *f = hit(x) as u8;
+        }
+        let mut bits = 0u64;
+        for (k, word) in flags.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            bits |= (word.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
+        }
+        bits
+    }
+}
+
+impl Iterator for Candidates<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.bits == 0 {
+            if self.next_block >= self.bytes.len() {
+                return None;
+            }
+            self.block = self.next_block;
+            self.next_block += 64;
+            // The last block is zero-padded (0 is no candidate).
+            let mut padded = [0u8; 64];
+            let block: &[u8; 64] = match self.bytes.get(self.block..self.block + 64) {
+                Some(full) => full.try_into().expect("64 bytes"),
+                None => {
+                    let rest = &self.bytes[self.block..];
+                    padded[..rest.len()].copy_from_slice(rest);
+                    &padded
+                }
+            };
+            // `|` rather than `||`: every comparison runs, so the block vectorizes.
+            self.bits = if self.sentences {
+                Self::block_bits(block, |x| {
+                    (x == b'.')
+                        | (x == b'!')
+                        | (x == b'?')
+                        | (x == b'\n')
+                        | (x == b'\r')
+                        | (x == 0x0C)
+                        | (x == 0xE2)
+                        | (x == 0xE3)
+                        | (x == 0xEF)
+                })
+            } else {
+                // Paragraph mode only needs U+2029 (E2 80 A9) of the multi-byte chars.
+                Self::block_bits(block, |x| {
+                    (x == b'\n') | (x == b'\r') | (x == 0x0C) | (x == 0xE2)
+                })
+            };
+        }
+        let i = self.block + self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(i)
+    }
+}
+
 /// One linear pass that collects cut positions.
 struct Scanner<'a> {
     text: &'a str,
     lang: Lang,
-    /// Candidate streams: sentence punctuation, line-break bytes, lead bytes of multi-byte
-    /// terminators and line separators.
-    punct: Option<Peekable<Memchr3<'a>>>,
-    breaks: Peekable<Memchr3<'a>>,
-    wide: Peekable<Memchr3<'a>>,
+    sentences: bool,
     cuts: Vec<usize>,
     /// Candidates before this byte were consumed by an earlier candidate's scan.
     skip_until: usize,
@@ -376,36 +539,13 @@ struct Scanner<'a> {
 
 impl<'a> Scanner<'a> {
     fn new(text: &'a str, lang: Lang, sentences: bool) -> Self {
-        let b = text.as_bytes();
         Self {
             text,
             lang,
-            punct: sentences.then(|| memchr3_iter(b'.', b'!', b'?', b).peekable()),
-            breaks: memchr3_iter(b'\n', b'\r', 0x0C, b).peekable(),
-            wide: if sentences {
-                memchr3_iter(0xE2, 0xE3, 0xEF, b).peekable()
-            } else {
-                // Paragraph mode only needs U+2029 (E2 80 A9).
-                memchr3_iter(0xE2, 0xE2, 0xE2, b).peekable()
-            },
+            sentences,
             cuts: Vec::new(),
             skip_until: 0,
         }
-    }
-
-    fn next_candidate(&mut self) -> Option<usize> {
-        let p = self.punct.as_mut().and_then(|it| it.peek().copied());
-        let n = self.breaks.peek().copied();
-        let w = self.wide.peek().copied();
-        let min = [p, n, w].into_iter().flatten().min()?;
-        if p == Some(min) {
-            self.punct.as_mut().and_then(Iterator::next);
-        } else if n == Some(min) {
-            self.breaks.next();
-        } else {
-            self.wide.next();
-        }
-        Some(min)
     }
 
     fn cut(&mut self, at: usize) {
@@ -415,9 +555,9 @@ impl<'a> Scanner<'a> {
     }
 
     fn boundaries(mut self) -> Vec<usize> {
-        let sentences = self.punct.is_some();
+        let sentences = self.sentences;
         let b = self.text.as_bytes();
-        while let Some(i) = self.next_candidate() {
+        for i in Candidates::new(b, sentences) {
             if i < self.skip_until {
                 continue;
             }
@@ -434,6 +574,16 @@ impl<'a> Scanner<'a> {
 
     /// A line break at `i`: cut after a blank line, or (sentences) before a list item.
     fn line_break(&mut self, i: usize, sentences: bool) {
+        // Most lines start with a printable ASCII char: one break, no whitespace to skip.
+        if let (b'\n', Some(&(b'!'..=b'~'))) =
+            (self.text.as_bytes()[i], self.text.as_bytes().get(i + 1))
+        {
+            self.skip_until = i + 1;
+            if sentences && list_item_at(self.text, i + 1) {
+                self.cut(i + 1);
+            }
+            return;
+        }
         let (q, breaks) = skip_ws(self.text, i);
         self.skip_until = q;
         if q < self.text.len() && (breaks >= 2 || sentences && list_item_at(self.text, q)) {
@@ -461,8 +611,15 @@ impl<'a> Scanner<'a> {
                 None => break,
             }
         }
-        while let Some(c) = text[j..].chars().next().filter(|&c| is_closer(c)) {
-            j += c.len_utf8();
+        loop {
+            match b.get(j) {
+                Some(b')' | b']' | b'}' | b'"' | b'\'') => j += 1,
+                Some(0x80..) => match text[j..].chars().next().filter(|&c| is_closer(c)) {
+                    Some(c) => j += c.len_utf8(),
+                    None => break,
+                },
+                _ => break,
+            }
         }
         self.skip_until = j;
         if j >= b.len() {

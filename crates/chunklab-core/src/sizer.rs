@@ -144,8 +144,17 @@ impl Sizer for WordSizer {
     fn measure(&self, text: &str) -> Measure {
         let mut ends = Vec::new();
         let mut in_word = false;
-        for (i, c) in text.char_indices() {
-            if c.is_whitespace() {
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            // ASCII bytes are judged on their own, other chars decoded.
+            let (space, len) = if b[i] < 0x80 {
+                (matches!(b[i], b'\t'..=b'\r' | b' '), 1)
+            } else {
+                let c = text[i..].chars().next().expect("char boundary");
+                (c.is_whitespace(), c.len_utf8())
+            };
+            if space {
                 if in_word {
                     ends.push(i as u32);
                 }
@@ -153,6 +162,7 @@ impl Sizer for WordSizer {
             } else {
                 in_word = true;
             }
+            i += len;
         }
         if in_word {
             ends.push(text.len() as u32);

@@ -9,16 +9,49 @@ pub fn is_py_space(c: char) -> bool {
     c.is_whitespace() || matches!(c, '\x1c'..='\x1f')
 }
 
+/// Python `str.isspace()` for one ASCII byte: `\t\n\x0b\x0c\r`, `\x1c`–`\x1f` and space.
+#[inline]
+fn is_ascii_py_space(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | 0x1c..=b' ')
+}
+
 /// Shrink `start..end` so that it starts and ends on a non-whitespace char (Python `strip()`).
 /// Returns an empty range at `start` if the span is all whitespace.
 pub fn strip_span(text: &str, start: usize, end: usize) -> (usize, usize) {
-    let s = &text[start..end];
-    let lead = s.len() - s.trim_start_matches(is_py_space).len();
-    if lead == s.len() {
+    let b = &text.as_bytes()[..end];
+    // ASCII bytes are judged on their own; a multi-byte char is decoded only where one is met.
+    let mut s = start;
+    while s < end {
+        if b[s] < 0x80 {
+            if !is_ascii_py_space(b[s]) {
+                break;
+            }
+            s += 1;
+        } else {
+            match text[s..end].chars().next() {
+                Some(c) if is_py_space(c) => s += c.len_utf8(),
+                _ => break,
+            }
+        }
+    }
+    if s == end {
         return (start, start);
     }
-    let trail = s.len() - s.trim_end_matches(is_py_space).len();
-    (start + lead, end - trail)
+    let mut e = end;
+    loop {
+        if b[e - 1] < 0x80 {
+            if !is_ascii_py_space(b[e - 1]) {
+                break;
+            }
+            e -= 1;
+        } else {
+            match text[s..e].chars().next_back() {
+                Some(c) if is_py_space(c) => e -= c.len_utf8(),
+                _ => break,
+            }
+        }
+    }
+    (s, e)
 }
 
 /// Largest char boundary `<= i` (clamped to the text length).
@@ -47,11 +80,125 @@ pub fn ceil_char_boundary(text: &str, i: usize) -> usize {
     i
 }
 
-/// Number of Unicode scalar values in `bytes` (which must be valid UTF-8): counts the bytes that
-/// are not UTF-8 continuation bytes.
+/// Number of Unicode scalar values in `s`: its length minus its UTF-8 continuation bytes.
+///
+/// Blocks of 64 bytes are counted into a byte-wide accumulator, which compilers turn into a few
+/// vector instructions per block; the rest is counted eight bytes at a time, the last few bytes
+/// with one (overlapping) read of the final eight.
 #[inline]
 pub fn count_chars(s: &str) -> usize {
-    s.as_bytes().iter().filter(|&&b| (b as i8) >= -0x40).count()
+    /// 1 in each byte lane that holds a continuation byte (`0b10xx_xxxx`: top bit set, next clear).
+    #[inline(always)]
+    fn continuation_lanes(w: u64) -> u64 {
+        (w & !(w << 1) & 0x8080_8080_8080_8080) >> 7
+    }
+    let b = s.as_bytes();
+    let mut continuation = 0usize;
+    let mut i = 0;
+    while let Some(block) = b.get(i..i + 64) {
+        let block: &[u8; 64] = block.try_into().expect("64 bytes");
+        let mut k = 0u8; // at most 64
+        for &x in block {
+            k += ((x as i8) < -0x40) as u8;
+        }
+        continuation += k as usize;
+        i += 64;
+    }
+    // At most seven words and one partial word: each lane of `lanes` counts up to 8, then one
+    // multiply adds the lanes up into the top byte.
+    let mut lanes = 0u64;
+    while let Some(word) = b.get(i..i + 8) {
+        lanes += continuation_lanes(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+        i += 8;
+    }
+    let rest = b.len() - i;
+    if rest > 0 {
+        if let Some(last) = b.len().checked_sub(8) {
+            let word = u64::from_le_bytes(b[last..].try_into().expect("8 bytes"));
+            // The final `rest` bytes are the top lanes of the word.
+            lanes += continuation_lanes(word) >> (8 * (8 - rest));
+        } else {
+            continuation += b.iter().filter(|&&x| (x as i8) < -0x40).count();
+        }
+    }
+    continuation += (lanes.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize;
+    b.len() - continuation
+}
+
+/// Length of the longest all-ASCII prefix of `s` (where byte offsets are char offsets). Blocks of
+/// 64 bytes are tested with a vectorizable reduction.
+pub(crate) fn ascii_prefix_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(block) = b.get(i..i + 64) {
+        let block: &[u8; 64] = block.try_into().expect("64 bytes");
+        if block.iter().fold(0u8, |acc, &x| acc | x) >= 0x80 {
+            break;
+        }
+        i += 64;
+    }
+    i + b[i..].iter().take_while(|x| x.is_ascii()).count()
+}
+
+/// Byte offset `n` chars after the char boundary `from`, and how many chars were passed (fewer
+/// than `n` only at the end of the text). Whole 64-byte blocks are skipped with the vectorized
+/// count of [`count_chars`].
+pub(crate) fn advance_chars(text: &str, from: usize, n: usize) -> (usize, usize) {
+    let b = text.as_bytes();
+    let (mut pos, mut left) = (from, n);
+    while let Some(block) = b.get(pos..pos + 64) {
+        let block: &[u8; 64] = block.try_into().expect("64 bytes");
+        let mut starts = 0u8; // char starts in the block, at most 64
+        for &x in block {
+            starts += ((x as i8) >= -0x40) as u8;
+        }
+        // The target is the start of char `left`, counting from 0: beyond the block if the block
+        // holds no more than `left` starts.
+        if starts as usize > left {
+            break;
+        }
+        left -= starts as usize;
+        pos += 64;
+    }
+    while pos < b.len() {
+        if (b[pos] as i8) >= -0x40 {
+            if left == 0 {
+                return (pos, n);
+            }
+            left -= 1;
+        }
+        pos += 1;
+    }
+    // At the end of the text: a last char still in progress counts as passed.
+    (b.len(), n - left)
+}
+
+/// Byte offset `n` chars before the char boundary `from` (0 at the start of the text), skipping
+/// whole 64-byte blocks like [`advance_chars`].
+pub(crate) fn retreat_chars(text: &str, from: usize, n: usize) -> usize {
+    let b = text.as_bytes();
+    let (mut pos, mut left) = (from, n);
+    while let Some(block) = pos.checked_sub(64).map(|start| &b[start..pos]) {
+        let block: &[u8; 64] = block.try_into().expect("64 bytes");
+        let mut starts = 0u8;
+        for &x in block {
+            starts += ((x as i8) >= -0x40) as u8;
+        }
+        // The target is the `left`-th char start before `pos`: before the block if the block
+        // holds fewer starts.
+        if starts as usize >= left {
+            break;
+        }
+        left -= starts as usize;
+        pos -= 64;
+    }
+    while left > 0 && pos > 0 {
+        pos -= 1;
+        if (b[pos] as i8) >= -0x40 {
+            left -= 1;
+        }
+    }
+    pos
 }
 
 /// Converts byte offsets to char offsets with a cursor. Cheap when queries are close to each
@@ -95,6 +242,29 @@ mod tests {
         let (s, e) = strip_span(t, 0, t.len());
         assert_eq!(&t[s..e], "héllo");
         assert_eq!(strip_span(" \n\t", 0, 3), (0, 0));
+        let t = "\u{a0}\x1d a\u{2003}b \u{3000}\x0b";
+        let (s, e) = strip_span(t, 0, t.len());
+        assert_eq!(&t[s..e], t.trim_matches(is_py_space));
+        assert_eq!(strip_span(t, 2, 2), (2, 2));
+    }
+
+    #[test]
+    fn ascii_space_matches_is_py_space() {
+        for b in 0u8..0x80 {
+            assert_eq!(is_ascii_py_space(b), is_py_space(b as char), "{b:#x}");
+        }
+    }
+
+    #[test]
+    fn count_chars_at_every_length_and_offset() {
+        let t = "aé€😀b".repeat(40);
+        for start in 0..t.len() {
+            for end in start..t.len() {
+                if t.is_char_boundary(start) && t.is_char_boundary(end) {
+                    assert_eq!(count_chars(&t[start..end]), t[start..end].chars().count());
+                }
+            }
+        }
     }
 
     #[test]
@@ -105,6 +275,34 @@ mod tests {
         assert_eq!(c.char_at(1), 1);
         assert_eq!(c.char_at(3), 2);
         assert_eq!(c.char_at(0), 0);
+    }
+
+    #[test]
+    fn advance_and_retreat_by_chars() {
+        let t = format!("{}{}", "aé€😀b".repeat(30), "x".repeat(70));
+        let starts: Vec<usize> = t.char_indices().map(|(i, _)| i).collect();
+        for (k, &from) in starts.iter().enumerate() {
+            for n in 0..starts.len() + 3 {
+                let want = starts.get(k + n).copied().unwrap_or(t.len());
+                let passed = n.min(starts.len() - k);
+                assert_eq!(
+                    advance_chars(&t, from, n),
+                    (want, passed),
+                    "from {from} n {n}"
+                );
+                assert_eq!(retreat_chars(&t, from, n), starts[k.saturating_sub(n)]);
+            }
+        }
+        assert_eq!(advance_chars("", 0, 3), (0, 0));
+    }
+
+    #[test]
+    fn ascii_prefix() {
+        for n in [0, 1, 63, 64, 65, 130] {
+            let t = format!("{}é{}", "a".repeat(n), "b".repeat(70));
+            assert_eq!(ascii_prefix_len(&t), n);
+            assert_eq!(ascii_prefix_len(&t[..n]), n);
+        }
     }
 
     #[test]

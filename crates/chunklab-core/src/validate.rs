@@ -1,7 +1,8 @@
 //! Checks of the chunk invariants, used by the property tests and available to users who want to
 //! verify output of their own strategies.
 
-use crate::chunk::Span;
+use crate::chunk::{ChunkMeta, Span};
+use crate::document::ParsedDocument;
 use crate::sizer::Sizer;
 use crate::text::is_py_space;
 
@@ -36,8 +37,40 @@ pub fn check_spans(
     sizer: &dyn Sizer,
     expect: Expect,
 ) -> Result<(), String> {
+    check(text, spans.iter().map(|s| (s, None)), sizer, expect)
+}
+
+/// [`check_spans`] for the output of [`crate::Chunker::chunk_parsed`]: the size that must be real
+/// and within the limit is that of `meta.prefix + text`; the spans must cover `doc.text`.
+///
+/// ```
+/// use chunklab_core::{validate::{check_parsed, Expect}, document::ParsedDocument};
+/// use chunklab_core::{CharSizer, ChunkMeta, Span};
+/// let doc = ParsedDocument::plain("ab cd".into());
+/// let meta = ChunkMeta { prefix: Some("X\n".into()), ..ChunkMeta::default() };
+/// let ok = [(Span::new(0, 2, 4), meta.clone()), (Span::new(3, 5, 2), ChunkMeta::default())];
+/// assert!(check_parsed(&doc, &ok, &CharSizer, Expect { size: 4, overlap: false }).is_ok());
+/// let bad = [(Span::new(0, 2, 2), meta), (Span::new(3, 5, 2), ChunkMeta::default())];
+/// assert!(check_parsed(&doc, &bad, &CharSizer, Expect { size: 4, overlap: false }).is_err());
+/// ```
+pub fn check_parsed(
+    doc: &ParsedDocument,
+    chunks: &[(Span, ChunkMeta)],
+    sizer: &dyn Sizer,
+    expect: Expect,
+) -> Result<(), String> {
+    let items = chunks.iter().map(|(s, m)| (s, m.prefix.as_deref()));
+    check(&doc.text, items, sizer, expect)
+}
+
+fn check<'a>(
+    text: &str,
+    spans: impl Iterator<Item = (&'a Span, Option<&'a str>)> + Clone,
+    sizer: &dyn Sizer,
+    expect: Expect,
+) -> Result<(), String> {
     let mut prev_start = 0;
-    for (i, s) in spans.iter().enumerate() {
+    for (i, (s, prefix)) in spans.clone().enumerate() {
         if s.start >= s.end || s.end > text.len() {
             return Err(format!(
                 "span {i} {}..{} is empty or outside the text ({} bytes)",
@@ -59,7 +92,10 @@ pub fn check_spans(
             ));
         }
         prev_start = s.start;
-        let real = sizer.count(&text[s.start..s.end]);
+        let real = match prefix {
+            None => sizer.count(&text[s.start..s.end]),
+            Some(p) => sizer.count(&format!("{p}{}", &text[s.start..s.end])),
+        };
         if real != s.tokens {
             return Err(format!(
                 "span {i} claims {} units, real count is {real}",
@@ -76,7 +112,7 @@ pub fn check_spans(
     }
     // Coverage: sweep spans over the text.
     let mut covered = vec![0u16; text.len()];
-    for s in spans {
+    for (s, _) in spans {
         for c in &mut covered[s.start..s.end] {
             *c = c.saturating_add(1);
         }
@@ -143,6 +179,8 @@ pub fn check_all_strategies(
             };
             let spans = match chunker.spans(text) {
                 Ok(s) => s,
+                // Structure-aware strategies need a parsed document (`check_all_parsed`).
+                Err(crate::Error::Config(m)) if m.contains("requires") => continue,
                 // Refusing is right only when the char really cannot fit on its own.
                 Err(crate::Error::TooSmall {
                     text: t,
@@ -161,6 +199,63 @@ pub fn check_all_strategies(
                 .map_err(|e| format!("{}: {e}", chunker.config()))?;
             let again = chunker.spans(text).map_err(|e| e.to_string())?;
             if again != spans {
+                return Err(format!("{}: output is not deterministic", chunker.config()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Run every strategy of [`crate::strategies::catalog`] through [`crate::Chunker::chunk_parsed`]
+/// on a parsed document, with limit `size`; `headings` and `elements` also with `title_prefix` and
+/// `max_level` 1 and 2. [`check_parsed`] each result and check determinism. Used by the parser
+/// tests on real documents.
+pub fn check_all_parsed(
+    doc: &ParsedDocument,
+    sizer: std::sync::Arc<dyn Sizer>,
+    size: usize,
+) -> Result<(), String> {
+    use crate::strategies::{build, catalog, Options};
+    for info in catalog() {
+        let structured = matches!(info.name, "headings" | "elements");
+        let mut variants = vec![Options {
+            strategy: info.name.to_string(),
+            size,
+            stride: Some(size),
+            ..Options::default()
+        }];
+        if structured {
+            for (max_level, title_prefix) in [(6, true), (1, false), (2, true)] {
+                variants.push(Options {
+                    strategy: info.name.to_string(),
+                    size,
+                    stride: Some(size),
+                    max_level,
+                    title_prefix,
+                    ..Options::default()
+                });
+            }
+        }
+        for opts in variants {
+            let chunker = match build(&opts, sizer.clone()) {
+                Ok(c) => c,
+                Err(crate::Error::Config(m)) if m.contains("requires") => continue,
+                Err(e) => return Err(format!("{}: cannot build: {e}", info.name)),
+            };
+            let chunks = match chunker.chunk_parsed(doc) {
+                Ok(c) => c,
+                Err(crate::Error::TooSmall {
+                    units, size: limit, ..
+                }) if units > limit => continue,
+                Err(e) => return Err(format!("{}: {e}", chunker.config())),
+            };
+            let expect = Expect {
+                size,
+                overlap: false,
+            };
+            check_parsed(doc, &chunks, sizer.as_ref(), expect)
+                .map_err(|e| format!("{}: {e}", chunker.config()))?;
+            if chunker.chunk_parsed(doc).map_err(|e| e.to_string())? != chunks {
                 return Err(format!("{}: output is not deterministic", chunker.config()));
             }
         }

@@ -1,16 +1,23 @@
 //! Chunking strategies, one per file, and [`build`] which turns command-line style [`Options`]
 //! into a boxed [`Chunker`]. [`catalog`] describes every strategy and its parameters.
 
+mod code;
+mod elements;
 mod fixed;
+mod headings;
 mod pack;
 mod paragraph;
 mod recursive;
 mod sentence;
 mod separators;
 mod sliding;
+mod structured;
 pub(crate) mod window;
 
+pub use code::Code;
+pub use elements::Elements;
 pub use fixed::Fixed;
+pub use headings::Headings;
 pub use paragraph::Paragraph;
 pub use recursive::{Recursive, LANGCHAIN_SEPARATORS};
 pub use sentence::Sentence;
@@ -64,6 +71,10 @@ pub struct Options {
     /// Treat `separators` as regular expressions (lookaround allowed).
     pub regex_separators: bool,
     pub keep_separator: KeepSeparator,
+    /// Deepest heading level `headings` and `elements` split at (1 = chapters only).
+    pub max_level: usize,
+    /// `headings`/`elements`: put the heading path into each chunk's prefix (counted in the size).
+    pub title_prefix: bool,
 }
 
 impl Default for Options {
@@ -78,6 +89,8 @@ impl Default for Options {
             separators: None,
             regex_separators: false,
             keep_separator: KeepSeparator::Start,
+            max_level: 6,
+            title_prefix: false,
         }
     }
 }
@@ -113,6 +126,19 @@ pub fn build(opts: &Options, sizer: Arc<dyn Sizer>) -> Result<Box<dyn Chunker>> 
         }
         "sentence" => Box::new(Sentence::new(sizer, opts.size, opts.overlap, opts.lang)?),
         "paragraph" => Box::new(Paragraph::new(sizer, opts.size, opts.overlap, opts.lang)?),
+        "headings" => Box::new(Headings::new(
+            sizer,
+            opts.size,
+            opts.max_level,
+            opts.title_prefix,
+        )?),
+        "code" => Box::new(Code::new(sizer, opts.size, opts.title_prefix)?),
+        "elements" => Box::new(Elements::new(
+            sizer,
+            opts.size,
+            opts.max_level,
+            opts.title_prefix,
+        )?),
         other => {
             let known: Vec<_> = catalog().iter().map(|s| s.name).collect();
             return config_err(format!(
@@ -158,6 +184,17 @@ const LANG: ParamInfo = p(
     "--lang",
     "auto",
     "en | nl | auto: sentence rules and abbreviations (auto: per document)",
+);
+
+const MAX_LEVEL: ParamInfo = p(
+    "--max-level",
+    "6",
+    "deepest heading level that starts a chunk (1 = chapters only)",
+);
+const TITLE_PREFIX: ParamInfo = p(
+    "--title-prefix",
+    "false",
+    "prefix each chunk with its heading path for embedding (counted in --size)",
 );
 
 /// Every strategy this build knows, in a stable order.
@@ -242,6 +279,37 @@ pub fn catalog() -> Vec<StrategyInfo> {
                     "paragraphs repeated from the previous chunk",
                 ),
                 LANG,
+            ],
+        },
+        StrategyInfo {
+            name: "headings",
+            summary: "sections at headings (Markdown, reST, HTML, DOCX, ODT, PDF, numbered plain \
+                      text) with their heading path; big sections split recursively, small \
+                      siblings merged",
+            params: vec![SIZE, UNIT, MAX_LEVEL, TITLE_PREFIX],
+        },
+        StrategyInfo {
+            name: "elements",
+            summary: "whole elements packed up to --size, a new chunk at each heading; tables, \
+                      code and lists kept whole while they fit, big tables split by rows with \
+                      the header repeated",
+            params: vec![SIZE, UNIT, MAX_LEVEL, TITLE_PREFIX],
+        },
+        StrategyInfo {
+            name: "code",
+            summary: "source code by syntax tree (Rust, Python, JS, TS, Go, Java): functions, \
+                      classes, impls and modules kept whole while they fit, small neighbours \
+                      merged, big ones opened at their methods; metadata: language, symbol, \
+                      kind, lines",
+            params: vec![
+                SIZE,
+                UNIT,
+                p(
+                    "--title-prefix",
+                    "false",
+                    "prefix chunks inside an opened class/impl/module with its header line(s) \
+                     (counted in --size)",
+                ),
             ],
         },
     ]

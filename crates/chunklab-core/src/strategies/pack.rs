@@ -14,7 +14,10 @@ use crate::error::Result;
 use crate::lang::Lang;
 use crate::segment::sentences;
 use crate::sizer::{Measure, Sizer};
-use crate::text::{ceil_char_boundary, count_chars, floor_char_boundary, is_py_space, strip_span};
+use crate::text::{
+    advance_chars, ascii_prefix_len, ceil_char_boundary, count_chars, floor_char_boundary,
+    is_py_space, strip_span,
+};
 
 /// A stripped span of the text (never empty) and the unit index at its start and end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +43,8 @@ pub(crate) struct Packer<'a> {
     text: &'a str,
     sizer: &'a dyn Sizer,
     measure: Measure,
+    /// With the char measure: the text is ASCII up to here (see [`UnitCursor`]).
+    ascii_end: usize,
     size: usize,
     out: Vec<Span>,
 }
@@ -48,10 +53,16 @@ impl<'a> Packer<'a> {
     /// Measure `text` once with `sizer`; chunks will hold at most `size` units.
     pub(crate) fn new(text: &'a str, sizer: &'a dyn Sizer, size: usize) -> Self {
         debug_assert!(size > 0);
+        let measure = sizer.measure(text);
+        let ascii_end = match measure {
+            Measure::Chars => ascii_prefix_len(text),
+            Measure::Ends(_) => 0,
+        };
         Self {
             text,
             sizer,
-            measure: sizer.measure(text),
+            measure,
+            ascii_end,
             size,
             out: Vec::new(),
         }
@@ -65,7 +76,7 @@ impl<'a> Packer<'a> {
     /// Strip `spans` (in document order, not overlapping) into pieces, dropping whitespace-only
     /// ones.
     pub(crate) fn pieces(&self, spans: impl IntoIterator<Item = (usize, usize)>) -> Vec<Piece> {
-        let mut cursor = UnitCursor::new(self.text, &self.measure, 0, 0);
+        let mut cursor = UnitCursor::new(self.text, &self.measure, self.ascii_end, 0, 0);
         spans
             .into_iter()
             .filter_map(|(s, e)| {
@@ -82,7 +93,13 @@ impl<'a> Packer<'a> {
 
     /// Sub-pieces of `piece` at `level`.
     fn sub_pieces(&self, piece: &Piece, level: Level) -> Vec<Piece> {
-        let mut cursor = UnitCursor::new(self.text, &self.measure, piece.start, piece.units_start);
+        let mut cursor = UnitCursor::new(
+            self.text,
+            &self.measure,
+            self.ascii_end,
+            piece.start,
+            piece.units_start,
+        );
         let mut make = |start: usize, end: usize| Piece {
             start,
             end,
@@ -101,8 +118,17 @@ impl<'a> Packer<'a> {
             Level::Words => {
                 let mut words = Vec::new();
                 let mut word_start = None;
-                for (i, c) in slice.char_indices() {
-                    match (is_py_space(c), word_start) {
+                let bytes = slice.as_bytes();
+                let mut i = 0;
+                while i < bytes.len() {
+                    // ASCII bytes are judged on their own, other chars decoded.
+                    let (space, len) = if bytes[i] < 0x80 {
+                        (is_py_space(bytes[i] as char), 1)
+                    } else {
+                        let c = slice[i..].chars().next().expect("char boundary");
+                        (is_py_space(c), c.len_utf8())
+                    };
+                    match (space, word_start) {
                         (true, Some(s)) => {
                             words.push(make(piece.start + s, piece.start + i));
                             word_start = None;
@@ -110,6 +136,7 @@ impl<'a> Packer<'a> {
                         (false, None) => word_start = Some(i),
                         _ => {}
                     }
+                    i += len;
                 }
                 if let Some(s) = word_start {
                     words.push(make(piece.start + s, piece.end));
@@ -228,10 +255,7 @@ impl<'a> Packer<'a> {
             return a;
         }
         match &self.measure {
-            Measure::Chars => self.text[a..limit]
-                .char_indices()
-                .nth(k)
-                .map_or(limit, |(i, _)| a + i),
+            Measure::Chars => advance_chars(&self.text[..limit], a, k).0,
             Measure::Ends(_) => {
                 let first = self.measure.unit_index(self.text, a);
                 let end = self.measure.unit_end(self.text, first + k - 1).min(limit);
@@ -261,19 +285,28 @@ impl<'a> Packer<'a> {
 }
 
 /// Unit indices ([`Measure::unit_index`]) of non-decreasing byte offsets in linear total time
-/// (for chars, counting only the bytes between consecutive offsets).
+/// (for chars, counting only the bytes between consecutive offsets, and nothing in the ASCII
+/// prefix of the text, where the char index is the byte offset).
 struct UnitCursor<'a> {
     text: &'a str,
     measure: &'a Measure,
+    ascii_end: usize,
     byte: usize,
     index: usize,
 }
 
 impl<'a> UnitCursor<'a> {
-    fn new(text: &'a str, measure: &'a Measure, byte: usize, index: usize) -> Self {
+    fn new(
+        text: &'a str,
+        measure: &'a Measure,
+        ascii_end: usize,
+        byte: usize,
+        index: usize,
+    ) -> Self {
         Self {
             text,
             measure,
+            ascii_end,
             byte,
             index,
         }
@@ -283,7 +316,11 @@ impl<'a> UnitCursor<'a> {
         match self.measure {
             Measure::Chars => {
                 debug_assert!(b >= self.byte);
-                self.index += count_chars(&self.text[self.byte..b]);
+                self.index = if b <= self.ascii_end {
+                    b
+                } else {
+                    self.index + count_chars(&self.text[self.byte..b])
+                };
                 self.byte = b;
                 self.index
             }

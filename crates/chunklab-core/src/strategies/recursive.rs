@@ -27,14 +27,14 @@
 //!   `re.split` return extra items) are treated as plain groups.
 
 use super::fixed::validate;
-use super::separators::{Pieces, Separator};
+use super::separators::{Builtin, Pieces, Separator};
 use super::window::fit_by_chars;
 use super::KeepSeparator;
 use crate::chunk::Span;
 use crate::chunker::Chunker;
 use crate::error::{Error, Result};
 use crate::sizer::{Measure, Sizer, MAX_DOCUMENT_BYTES};
-use crate::text::{floor_char_boundary, strip_span};
+use crate::text::{ascii_prefix_len, count_chars, floor_char_boundary, strip_span};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -69,16 +69,16 @@ pub const LANGCHAIN_SEPARATORS: [&str; 4] = ["\n\n", "\n", " ", ""];
 
 /// Native default separators: blank lines (also `\r\n\r\n` and lines of spaces), line breaks,
 /// sentence ends (kept at the end of the sentence), `; ` and `, ` (kept at the end), whitespace,
-/// then unit boundaries.
+/// then unit boundaries. The regexes (`\n(?:[ \t\r]*\n)+`, `[.!?…]+["'”’»)\]]*\s+|[。！？]+`,
+/// `\s+`) run as hand-written scans ([`Builtin`]).
 fn native_separators() -> Vec<Separator> {
-    let re = |p: &str| Separator::regex(p).expect("built-in separator pattern compiles");
     vec![
-        re(r"\n(?:[ \t\r]*\n)+"),
+        Separator::builtin(Builtin::BlankLines),
         Separator::literal("\n"),
-        re(r#"[.!?…]+["'”’»)\]]*\s+|[。！？]+"#).keeping(KeepSeparator::End),
+        Separator::builtin(Builtin::SentenceEnd).keeping(KeepSeparator::End),
         Separator::literal("; ").keeping(KeepSeparator::End),
         Separator::literal(", ").keeping(KeepSeparator::End),
-        re(r"\s+"),
+        Separator::builtin(Builtin::Whitespace),
         Separator::literal(""),
     ]
 }
@@ -144,6 +144,34 @@ impl Recursive {
         self.keep = keep;
         self
     }
+
+    /// Native-mode spans of `text[start..end]` of at most `size` units (instead of the configured
+    /// size), planned with `measure`, the whole document's measure. Structure-aware strategies
+    /// use it to split one oversized section or element of a measured document.
+    pub(crate) fn spans_in(
+        &self,
+        text: &str,
+        measure: &Measure,
+        (start, end): (usize, usize),
+        size: usize,
+    ) -> Result<Vec<Span>> {
+        let mut plan = Native {
+            text,
+            measure,
+            sizer: self.sizer.as_ref(),
+            size: size.max(1),
+            overlap: self.overlap.min(size.saturating_sub(1)),
+            levels: &self.separators,
+            keep: self.keep,
+            additive: self.sizer.is_additive(),
+            ascii_end: ascii_end(text, measure, start, end),
+            out: Vec::new(),
+        };
+        let mut run = Run::default();
+        plan.split(start, end, 0, &mut run)?;
+        plan.finish(&mut run)?;
+        Ok(plan.out)
+    }
 }
 
 impl Chunker for Recursive {
@@ -193,6 +221,7 @@ impl Chunker for Recursive {
             levels: &self.separators,
             keep: self.keep,
             additive: self.sizer.is_additive(),
+            ascii_end: ascii_end(text, &measure, 0, text.len()),
             out,
         };
         let mut run = Run::default();
@@ -222,14 +251,16 @@ impl Recursive {
         // The first separator that occurs (Python `re.search`); `""` always wins.
         let mut chosen = seps.len() - 1;
         let mut rest: &[Separator] = &[];
+        let mut found = None;
         for (i, sep) in seps.iter().enumerate() {
             if sep.is_chars() {
                 chosen = i;
                 break;
             }
-            if sep.occurs_in(hay)? {
+            if let Some(pieces) = sep.pieces_if_occurs(hay, self.keep)? {
                 chosen = i;
                 rest = &seps[i + 1..];
+                found = Some(pieces);
                 break;
             }
         }
@@ -239,7 +270,7 @@ impl Recursive {
             _ => 0,
         };
         let mut good: Vec<LcSplit> = Vec::new();
-        let mut pieces = sep.pieces(hay, self.keep);
+        let mut pieces = found.unwrap_or_else(|| sep.pieces(hay, self.keep));
         while let Some((s, e)) = pieces.next_piece()? {
             let (s, e) = (start + s, start + e);
             let len = self.sizer.count(&text[s..e]);
@@ -306,11 +337,23 @@ struct Native<'a> {
     levels: &'a [Separator],
     keep: KeepSeparator,
     additive: bool,
+    /// With the char measure: the text being chunked is ASCII from its start up to here, so a
+    /// piece that ends before it has as many units as bytes.
+    ascii_end: usize,
     out: Vec<Span>,
 }
 
+/// [`Native::ascii_end`] when chunking `text[start..end]`.
+fn ascii_end(text: &str, measure: &Measure, start: usize, end: usize) -> usize {
+    match measure {
+        Measure::Chars => start + ascii_prefix_len(&text[start..end]),
+        Measure::Ends(_) => 0,
+    }
+}
+
 /// A piece: its byte range, the separator level that cut it, its planned size, and the running
-/// total of planned units of its run up to and including it (sums over any stretch in O(1)).
+/// totals of planned units and of bytes of its run up to and including it (sums over any stretch
+/// in O(1)).
 #[derive(Debug, Clone, Copy)]
 struct Piece {
     start: usize,
@@ -318,6 +361,7 @@ struct Piece {
     level: usize,
     units: usize,
     cum: usize,
+    cum_bytes: usize,
 }
 
 /// Pieces being merged into chunks, in document order.
@@ -328,6 +372,8 @@ struct Run {
     total: usize,
     /// Running total of every piece ever pushed.
     cum: usize,
+    /// Running total of the byte lengths of every piece ever pushed.
+    cum_bytes: usize,
     /// How many leading pieces were already emitted (the overlap carried into the next chunk).
     carried: usize,
 }
@@ -340,6 +386,12 @@ impl Run {
         let (a, b) = (self.pieces[from], self.pieces[to - 1]);
         b.cum - (a.cum - a.units)
     }
+
+    /// True when `pieces[from..to]` follow each other without gaps (no dropped separator).
+    fn contiguous(&self, from: usize, to: usize) -> bool {
+        let (a, b) = (self.pieces[from], self.pieces[to - 1]);
+        b.cum_bytes - (a.cum_bytes - (a.end - a.start)) == b.end - a.start
+    }
 }
 
 /// Where the pieces of one level come from.
@@ -349,6 +401,15 @@ enum Source<'a> {
 }
 
 impl<'a> Native<'a> {
+    /// [`Measure::units_between`], without counting in the ASCII prefix of a char-measured text.
+    fn units(&self, start: usize, end: usize) -> usize {
+        if end <= self.ascii_end {
+            end.saturating_sub(start)
+        } else {
+            self.measure.units_between(self.text, start, end)
+        }
+    }
+
     /// Cut `text[start..end]` with the separators from `level` down and feed the pieces to `run`.
     ///
     /// A piece too big to fit is cut at the next level and its pieces join the same run. Before
@@ -360,15 +421,17 @@ impl<'a> Native<'a> {
         let text = self.text;
         let levels = self.levels;
         let hay = &text[start..end];
+        // The first level whose separator occurs; one search both tests and makes the first cut.
         let mut li = level;
-        while li < levels.len() && !levels[li].is_chars() && !levels[li].occurs_in(hay)? {
+        let mut source = loop {
+            if li >= levels.len() || levels[li].is_chars() {
+                li = levels.len();
+                break Source::Units(UnitPieces::new(text, self.measure, start, end));
+            }
+            if let Some(pieces) = levels[li].pieces_if_occurs(hay, self.keep)? {
+                break Source::Separator(pieces);
+            }
             li += 1;
-        }
-        let mut source = if li < levels.len() && !levels[li].is_chars() {
-            Source::Separator(levels[li].pieces(hay, self.keep))
-        } else {
-            li = levels.len();
-            Source::Units(UnitPieces::new(text, self.measure, start, end))
         };
         loop {
             let piece = match &mut source {
@@ -376,7 +439,7 @@ impl<'a> Native<'a> {
                 Source::Units(u) => u.next(),
             };
             let Some((s, e)) = piece else { break };
-            let units = self.measure.units_between(text, s, e);
+            let units = self.units(s, e);
             if units <= self.size {
                 self.push(run, s, e, li, units)?;
             } else if li < levels.len() {
@@ -434,6 +497,7 @@ impl<'a> Native<'a> {
             self.emit(run, Some(units))?;
         }
         run.cum += units;
+        run.cum_bytes += end - start;
         run.total += units;
         run.pieces.push_back(Piece {
             start,
@@ -441,6 +505,7 @@ impl<'a> Native<'a> {
             level,
             units,
             cum: run.cum,
+            cum_bytes: run.cum_bytes,
         });
         Ok(())
     }
@@ -462,7 +527,7 @@ impl<'a> Native<'a> {
             if s == e {
                 break; // whitespace only
             }
-            let real = self.real_count(s, e);
+            let real = self.chunk_count(run, k, s, e);
             if real <= self.size {
                 self.emit_span(s, e, real);
                 break;
@@ -509,6 +574,18 @@ impl<'a> Native<'a> {
         Ok(())
     }
 
+    /// The real size of `text[s..e]`, the stripped span of `run.pieces[..k]`. With the char
+    /// measure and an additive sizer every char counts one, so contiguous pieces give it without
+    /// counting the chunk again: their planned units less the chars stripped off the ends.
+    fn chunk_count(&self, run: &Run, k: usize, s: usize, e: usize) -> usize {
+        if self.additive && matches!(self.measure, Measure::Chars) && run.contiguous(0, k) {
+            let (first, last) = (run.pieces[0].start, run.pieces[k - 1].end);
+            let stripped = count_chars(&self.text[first..s]) + count_chars(&self.text[e..last]);
+            return run.units(0, k) - stripped;
+        }
+        self.real_count(s, e)
+    }
+
     /// The real size of a chunk; for additive sizers the planned count when the chunk ends on a
     /// unit boundary (where it is exact).
     fn real_count(&self, start: usize, end: usize) -> usize {
@@ -520,7 +597,7 @@ impl<'a> Native<'a> {
                 }
             };
         if exact {
-            self.measure.units_between(self.text, start, end)
+            self.units(start, end)
         } else {
             self.sizer.count_span(self.text, self.measure, start, end)
         }

@@ -4,7 +4,7 @@
 use crate::chunk::Span;
 use crate::error::{Error, Result};
 use crate::sizer::{Measure, Sizer};
-use crate::text::floor_char_boundary;
+use crate::text::{advance_chars, floor_char_boundary, retreat_chars};
 
 /// Byte offsets of unit boundaries, found with a cursor so that walking the document in order
 /// costs O(n) even for the allocation-free char measure.
@@ -40,14 +40,13 @@ impl<'a> Boundaries<'a> {
                 }
             }
             Measure::Chars => {
-                while self.idx < i && self.byte < self.text.len() {
-                    let c = self.text[self.byte..].chars().next().expect("not at end");
-                    self.byte += c.len_utf8();
-                    self.idx += 1;
-                }
-                while self.idx > i {
-                    self.byte = floor_char_boundary(self.text, self.byte - 1);
-                    self.idx -= 1;
+                if self.idx < i {
+                    let (byte, passed) = advance_chars(self.text, self.byte, i - self.idx);
+                    self.byte = byte;
+                    self.idx += passed;
+                } else if self.idx > i {
+                    self.byte = retreat_chars(self.text, self.byte, self.idx - i);
+                    self.idx = i;
                 }
                 self.byte
             }

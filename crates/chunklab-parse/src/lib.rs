@@ -1,0 +1,80 @@
+//! # chunklab-parse
+//!
+//! The `Parser` seam: a file's bytes → a [`ParsedDocument`] (extracted text plus structural
+//! elements, each a span of that text, with page numbers and source lines where the format has
+//! them). One format per file in this crate; [`parser_for`] picks a parser by extension and sniffed
+//! content.
+
+pub mod code;
+pub mod detect;
+pub mod markdown;
+pub mod rst;
+pub(crate) mod support;
+pub mod text;
+
+pub(crate) mod blocks;
+pub mod docx;
+pub mod html;
+pub(crate) mod html_lexer;
+pub mod odt;
+pub mod pdf;
+pub(crate) mod xml;
+pub(crate) mod zip_limits;
+
+pub use chunklab_core::document::{Element, ElementKind, ParsedDocument};
+pub use detect::{parser_by_name, parser_for};
+use std::path::Path;
+
+/// Why a file could not be parsed. The caller adds the file name.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    /// The file is not valid in its format (truncated zip, broken XML, corrupt PDF ...).
+    #[error("not a valid {format} file: {message}")]
+    Invalid {
+        format: &'static str,
+        message: String,
+    },
+    /// The file is encrypted or password protected.
+    #[error("{format} is encrypted or password-protected; decrypt it first")]
+    Encrypted { format: &'static str },
+    /// A limit protecting memory was hit (zip bomb, absurd nesting, huge entry).
+    #[error("{what} exceeds the limit of {limit}; refusing to expand it")]
+    Limit { what: String, limit: u64 },
+    /// Text formats must be UTF-8.
+    #[error("not valid UTF-8 at byte {offset}")]
+    NotUtf8 { offset: usize },
+}
+
+/// Limits that keep hostile input from exhausting memory.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Total bytes a container (DOCX/ODT zip) may expand to.
+    pub max_decompressed_bytes: u64,
+    /// Entries a zip may have.
+    pub max_zip_entries: usize,
+    /// Nesting depth of markup that is followed (deeper content is still extracted as text).
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_decompressed_bytes: 512 << 20,
+            max_zip_entries: 10_000,
+            max_depth: 256,
+        }
+    }
+}
+
+/// A parser for one format.
+pub trait Parser: Send + Sync {
+    /// Format name (`markdown`, `html`, `pdf`, ...).
+    fn name(&self) -> &'static str;
+    /// Parse a whole file.
+    fn parse(
+        &self,
+        bytes: &[u8],
+        path: &Path,
+        limits: &Limits,
+    ) -> Result<ParsedDocument, ParseError>;
+}

@@ -1,0 +1,229 @@
+//! PDF: the text layer with page numbers, in a sane reading order, rebuilt into paragraphs,
+//! headings (by font size and weight), list items, code, tables and running headers/footers.
+//!
+//! lopdf reads the file (xref, objects, decryption with the empty user password); everything
+//! from the content stream on is ours: `lexer` tokenizes content streams, `content` runs the
+//! text operators and positions every glyph using the fonts' encodings, ToUnicode maps and widths
+//! (`font`); `layout` groups the glyphs into lines and orders them (text columns are read one
+//! after the other); `structure` builds paragraphs, list items, code and headings, with `table`
+//! and `running` (headers/footers) as helpers. Pages without any text are reported in
+//! [`ParsedDocument::warnings`] (a scanned document needs OCR, which is not done here). A file
+//! larger than [`Limits::max_decompressed_bytes`], or whose decoded page content would be, is a
+//! [`ParseError::Limit`]; an encrypted file that needs a password is [`ParseError::Encrypted`].
+//!
+//! ```no_run
+//! use chunklab_parse::{pdf::PdfParser, Limits, Parser};
+//! let bytes = std::fs::read("besluit.pdf").unwrap();
+//! let doc = PdfParser.parse(&bytes, "besluit.pdf".as_ref(), &Limits::default()).unwrap();
+//! for e in &doc.elements {
+//!     println!("p{:?} {:?}: {}", e.page, e.kind, &doc.text[e.start..e.end]);
+//! }
+//! ```
+
+mod content;
+mod encoding;
+mod font;
+mod glyph_names;
+mod layout;
+mod lexer;
+mod metrics;
+mod running;
+mod stream;
+mod structure;
+mod table;
+
+use crate::{Limits, ParseError, Parser};
+use chunklab_core::document::ParsedDocument;
+use content::{page_glyphs, Budget, FontCache};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use structure::PageLines;
+
+/// Pages read at most (a page tree with a cycle must not loop forever).
+const MAX_PAGES: usize = 100_000;
+
+/// The PDF parser. Stateless; see the module docs for what it recovers.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PdfParser;
+
+impl Parser for PdfParser {
+    fn name(&self) -> &'static str {
+        "pdf"
+    }
+
+    fn parse(
+        &self,
+        bytes: &[u8],
+        _path: &Path,
+        limits: &Limits,
+    ) -> Result<ParsedDocument, ParseError> {
+        // lopdf is not panic-free on hostile input; a panic becomes an Invalid error.
+        catch_unwind(AssertUnwindSafe(|| parse_pdf(bytes, limits))).unwrap_or_else(|_| {
+            Err(invalid(
+                "the PDF reader failed on malformed data (internal panic caught)",
+            ))
+        })
+    }
+}
+
+fn invalid(message: impl Into<String>) -> ParseError {
+    ParseError::Invalid {
+        format: "pdf",
+        message: message.into(),
+    }
+}
+
+fn parse_pdf(bytes: &[u8], limits: &Limits) -> Result<ParsedDocument, ParseError> {
+    let head = &bytes[..bytes.len().min(1024)];
+    if !head.windows(5).any(|w| w == b"%PDF-") {
+        return Err(invalid(if bytes.is_empty() {
+            "the file is empty".to_string()
+        } else {
+            "no %PDF- header".to_string()
+        }));
+    }
+    if bytes.len() as u64 > limits.max_decompressed_bytes {
+        return Err(ParseError::Limit {
+            what: format!("PDF of {} bytes", bytes.len()),
+            limit: limits.max_decompressed_bytes,
+        });
+    }
+    let doc = lopdf::Document::load_mem(bytes).map_err(|e| match e {
+        lopdf::Error::InvalidPassword | lopdf::Error::Decryption(_) => {
+            ParseError::Encrypted { format: "pdf" }
+        }
+        e => invalid(e.to_string()),
+    })?;
+    // lopdf removes /Encrypt after decrypting with the empty user password; still there means a
+    // real password is needed.
+    if doc.trailer.get(b"Encrypt").is_ok() {
+        return Err(ParseError::Encrypted { format: "pdf" });
+    }
+    let page_ids: Vec<_> = doc.page_iter().take(MAX_PAGES).collect();
+    if page_ids.is_empty() {
+        return Err(invalid("the document has no pages"));
+    }
+    let mut fonts = FontCache::default();
+    let mut budget = Budget {
+        bytes_left: usize::try_from(limits.max_decompressed_bytes).unwrap_or(usize::MAX),
+        exhausted: false,
+    };
+    let mut pages = Vec::with_capacity(page_ids.len());
+    let mut warnings = Vec::new();
+    let mut empty_pages = Vec::new();
+    for (i, &id) in page_ids.iter().enumerate() {
+        let no = i as u32 + 1;
+        let glyphs = page_glyphs(&doc, id, &mut fonts, &mut budget);
+        if budget.exhausted {
+            return Err(ParseError::Limit {
+                what: format!("decoded page content (reached on page {no})"),
+                limit: limits.max_decompressed_bytes,
+            });
+        }
+        for p in &glyphs.problems {
+            warnings.push(format!("page {no}: {p}"));
+        }
+        let (segs, rotated) = layout::segments(&glyphs);
+        if segs.is_empty() && rotated.is_empty() {
+            empty_pages.push(no);
+        }
+        pages.push(PageLines {
+            lines: layout::lines(segs),
+            rotated,
+            height: glyphs.height,
+        });
+    }
+    if let Some(w) = empty_pages_warning(&empty_pages) {
+        warnings.insert(0, w);
+    }
+    let page_count = pages.len() as u32;
+    let built = structure::build(pages);
+    // The title as printed on the first page beats /Info (often "Microsoft Word - x.docx").
+    let mut metadata = info_metadata(&doc);
+    if let Some(t) = built.title {
+        metadata.insert("title".into(), t);
+    }
+    let mut elements = built.elements;
+    elements.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    Ok(ParsedDocument {
+        text: built.text,
+        elements,
+        format: "pdf".into(),
+        metadata,
+        warnings,
+        pages: Some(page_count),
+    })
+}
+
+/// "no text on pages 3–7, 9: scanned? OCR not enabled" (consecutive pages merged into ranges).
+fn empty_pages_warning(pages: &[u32]) -> Option<String> {
+    if pages.is_empty() {
+        return None;
+    }
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    for &p in pages {
+        match ranges.last_mut() {
+            Some(r) if r.1 + 1 == p => r.1 = p,
+            _ => ranges.push((p, p)),
+        }
+    }
+    let list: Vec<String> = ranges
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}–{b}")
+            }
+        })
+        .collect();
+    let noun = if pages.len() == 1 { "page" } else { "pages" };
+    Some(format!(
+        "no text on {noun} {}: scanned? OCR not enabled",
+        list.join(", ")
+    ))
+}
+
+/// Title, author, subject, creator and producer from the /Info dictionary.
+fn info_metadata(doc: &lopdf::Document) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let info = font::deref(doc, doc.trailer.get(b"Info").ok()).and_then(font::as_dict);
+    let Some(info) = info else {
+        return out;
+    };
+    for (key, name) in [
+        (&b"Title"[..], "title"),
+        (b"Author", "author"),
+        (b"Subject", "subject"),
+        (b"Creator", "creator"),
+        (b"Producer", "producer"),
+    ] {
+        if let Some(obj) = font::deref(doc, info.get(key).ok()) {
+            if let Ok(s) = lopdf::decode_text_string(obj) {
+                let s = s.trim().to_string();
+                if !s.is_empty() {
+                    out.insert(name.to_string(), s);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_page_ranges() {
+        assert_eq!(empty_pages_warning(&[]), None);
+        assert_eq!(
+            empty_pages_warning(&[3]).unwrap(),
+            "no text on page 3: scanned? OCR not enabled"
+        );
+        assert_eq!(
+            empty_pages_warning(&[3, 4, 5, 6, 7, 9]).unwrap(),
+            "no text on pages 3–7, 9: scanned? OCR not enabled"
+        );
+    }
+}

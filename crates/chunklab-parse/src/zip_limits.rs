@@ -1,0 +1,202 @@
+//! Reading parts of a zip container (DOCX, ODT) without trusting it: the entry count is checked
+//! before the central directory is loaded, and every part is read through `take()` against one
+//! shared decompressed-bytes budget, so a zip bomb stops at the limit whatever sizes it declares.
+
+use crate::{Limits, ParseError};
+use std::io::{Cursor, Read};
+use zip::result::ZipError;
+use zip::ZipArchive;
+
+/// An opened zip container with a decompression budget.
+pub(crate) struct SafeZip<'a> {
+    archive: ZipArchive<Cursor<&'a [u8]>>,
+    format: &'static str,
+    /// Bytes still allowed to be decompressed, over all parts read.
+    budget: u64,
+    limit: u64,
+}
+
+impl<'a> SafeZip<'a> {
+    /// Opens `bytes` as the zip container of `format`, refusing more than
+    /// `limits.max_zip_entries` entries.
+    pub fn open(
+        bytes: &'a [u8],
+        format: &'static str,
+        limits: &Limits,
+    ) -> Result<Self, ParseError> {
+        if bytes.is_empty() {
+            return Err(invalid(format, "the file is empty"));
+        }
+        if !bytes.starts_with(b"PK") {
+            return Err(invalid(format, "not a zip container (no PK signature)"));
+        }
+        let max_entries = limits.max_zip_entries as u64;
+        if let Some(declared) = declared_entry_count(bytes) {
+            if declared > max_entries {
+                return Err(too_many_entries(declared, max_entries));
+            }
+        }
+        let archive = ZipArchive::new(Cursor::new(bytes))
+            .map_err(|e| invalid(format, &format!("corrupt or truncated zip container ({e})")))?;
+        if archive.len() as u64 > max_entries {
+            return Err(too_many_entries(archive.len() as u64, max_entries));
+        }
+        Ok(Self {
+            archive,
+            format,
+            budget: limits.max_decompressed_bytes,
+            limit: limits.max_decompressed_bytes,
+        })
+    }
+
+    /// Whether the container has an entry called `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.archive.index_for_name(name).is_some()
+    }
+
+    /// The decompressed bytes of entry `name`, or `None` if there is no such entry.
+    pub fn read(&mut self, name: &str) -> Result<Option<Vec<u8>>, ParseError> {
+        let format = self.format;
+        let mut file = match self.archive.by_name(name) {
+            Ok(f) => f,
+            Err(ZipError::FileNotFound) => return Ok(None),
+            Err(ZipError::UnsupportedArchive(msg)) if msg == ZipError::PASSWORD_REQUIRED => {
+                return Err(ParseError::Encrypted { format })
+            }
+            Err(e) => return Err(invalid(format, &format!("cannot open part {name}: {e}"))),
+        };
+        if file.encrypted() {
+            return Err(ParseError::Encrypted { format });
+        }
+        let over = || ParseError::Limit {
+            what: format!("the decompressed size of the {format} container"),
+            limit: self.limit,
+        };
+        if file.size() > self.budget {
+            return Err(over());
+        }
+        // The declared size may lie: read at most one byte past the budget to find out.
+        let mut out = Vec::with_capacity(file.size().min(self.budget).min(64 << 20) as usize);
+        (&mut file)
+            .take(self.budget + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| invalid(format, &format!("corrupt part {name}: {e}")))?;
+        if out.len() as u64 > self.budget {
+            return Err(over());
+        }
+        self.budget -= out.len() as u64;
+        Ok(Some(out))
+    }
+}
+
+fn invalid(format: &'static str, message: &str) -> ParseError {
+    ParseError::Invalid {
+        format,
+        message: message.to_string(),
+    }
+}
+
+fn too_many_entries(count: u64, limit: u64) -> ParseError {
+    ParseError::Limit {
+        what: format!("a zip container with {count} entries"),
+        limit,
+    }
+}
+
+/// The total entry count the end-of-central-directory record declares (the 16-bit field; a
+/// zip64 archive says 0xFFFF there, which is then checked again after opening).
+fn declared_entry_count(bytes: &[u8]) -> Option<u64> {
+    const EOCD: &[u8; 4] = b"PK\x05\x06";
+    const MIN: usize = 22;
+    if bytes.len() < MIN {
+        return None;
+    }
+    // The record sits in the last 22 + 65535 (comment) bytes.
+    let from = bytes.len().saturating_sub(MIN + 0xFFFF);
+    let at = (from..=bytes.len() - MIN)
+        .rev()
+        .find(|&i| &bytes[i..i + 4] == EOCD)?;
+    Some(u16::from_le_bytes([bytes[at + 10], bytes[at + 11]]) as u64)
+}
+
+/// The OLE compound-file signature: an encrypted OOXML package (or a legacy binary `.doc`).
+pub(crate) const OLE_MAGIC: &[u8; 8] = b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1";
+
+/// Whether an OLE compound file holds an `EncryptedPackage` stream (a password-protected
+/// DOCX/XLSX/PPTX) rather than a legacy binary document.
+pub(crate) fn ole_is_encrypted_package(bytes: &[u8]) -> bool {
+    let needle: Vec<u8> = "EncryptedPackage"
+        .encode_utf16()
+        .flat_map(|u| u.to_le_bytes())
+        .collect();
+    bytes.windows(needle.len()).any(|w| w == needle.as_slice())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use std::io::Write;
+    use zip::write::SimpleFileOptions;
+
+    /// A zip with the given (name, content) entries, deflated.
+    pub(crate) fn make_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let opts =
+            SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        for (name, content) in entries {
+            w.start_file(*name, opts).unwrap();
+            w.write_all(content).unwrap();
+        }
+        w.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn bomb_stops_at_the_budget() {
+        let big = vec![b'a'; 1 << 20];
+        let bytes = make_zip(&[("a.xml", &big)]);
+        assert!(
+            bytes.len() < 20_000,
+            "deflated bomb is small: {}",
+            bytes.len()
+        );
+        let limits = Limits {
+            max_decompressed_bytes: 100_000,
+            ..Limits::default()
+        };
+        let mut z = SafeZip::open(&bytes, "docx", &limits).unwrap();
+        assert!(matches!(z.read("a.xml"), Err(ParseError::Limit { .. })));
+        let mut z = SafeZip::open(&bytes, "docx", &Limits::default()).unwrap();
+        assert_eq!(z.read("a.xml").unwrap().unwrap().len(), 1 << 20);
+        assert!(z.read("missing").unwrap().is_none());
+    }
+
+    #[test]
+    fn entry_count_is_checked_first() {
+        let entries: Vec<(String, Vec<u8>)> =
+            (0..20).map(|i| (format!("f{i}"), vec![b'x'; 3])).collect();
+        let refs: Vec<(&str, &[u8])> = entries
+            .iter()
+            .map(|(n, c)| (n.as_str(), c.as_slice()))
+            .collect();
+        let bytes = make_zip(&refs);
+        assert_eq!(declared_entry_count(&bytes), Some(20));
+        let limits = Limits {
+            max_zip_entries: 10,
+            ..Limits::default()
+        };
+        assert!(matches!(
+            SafeZip::open(&bytes, "odt", &limits),
+            Err(ParseError::Limit { .. })
+        ));
+    }
+
+    #[test]
+    fn garbage_is_invalid() {
+        for bytes in [&b""[..], b"PK", b"PK\x03\x04 truncated", b"hello world"] {
+            assert!(matches!(
+                SafeZip::open(bytes, "docx", &Limits::default()),
+                Err(ParseError::Invalid { .. })
+            ));
+        }
+    }
+}
