@@ -10,6 +10,9 @@
 #   recursive  recursive 2000/200 chars on the whole corpus (8,073 files, 73 MB), one thread
 #   token      token 512/64 cl100k on the harness's deterministic 10 MB sample (--max-mb 10), plus
 #              the baselines "tokenize once" (Sizer::count) and "measure once" (Sizer::measure)
+#   markdown   Markdown heading-aware chunking 2000 chars on the corpus's Markdown files: chunklab
+#              parses each file (pulldown-cmark) and runs `headings` (and `elements`) inside the
+#              timed region, like LangChain's MarkdownHeaderTextSplitter + recursive does
 #   big        recursive 2000/200 chars on big/all.txt: the whole corpus as ONE 73 MB document
 #
 # Method. The machine is shared, so every case runs in RUNS rounds; a round starts one fresh
@@ -33,7 +36,7 @@
 #   ALL_PEERS=1          also run the slowest peer variants skipped by default (token: HF-file
 #                        tokenizer, LlamaIndex TokenTextSplitter, Chonkie with tiktoken; big:
 #                        semantic-text-splitter, which did not finish on 73 MB in 11 min)
-#   RECURSIVE_SKIP / TOKEN_SKIP / BIG_SKIP   regex on peer case ids to skip (overrides default)
+#   RECURSIVE_SKIP / TOKEN_SKIP / MARKDOWN_SKIP / BIG_SKIP   regex on peer case ids to skip (overrides default)
 #   TIMEOUT_S=900        per peer process
 #   TOKEN_MB=10          size of the token case's sample (the harness's --max-mb)
 # Output: $OUT/peers.md (tables + commands), $OUT/*.json (raw harness output), $OUT/*.log.
@@ -81,6 +84,9 @@ SKIP_OF[recursive]=${RECURSIVE_SKIP:-}
 PATH_OF[token]=$PEERS/corpus
 ARGS_OF[token]="--tasks token --max-mb ${TOKEN_MB:-10}"
 SKIP_OF[token]=${TOKEN_SKIP:-$([[ $ALL == 1 ]] || echo 'huggingface|llama-index-core/TokenTextSplitter|chonkie/.*\(tiktoken\)')}
+PATH_OF[markdown]=$PEERS/corpus
+ARGS_OF[markdown]="--tasks markdown"
+SKIP_OF[markdown]=${MARKDOWN_SKIP:-$([[ $ALL == 1 ]] || echo 'from_tiktoken_model|chonkie')}
 PATH_OF[big]=$PEERS/big/all.txt
 ARGS_OF[big]="--tasks recursive"
 SKIP_OF[big]=${BIG_SKIP:-$([[ $ALL == 1 ]] || echo 'semantic-text-splitter')}
@@ -95,6 +101,9 @@ externals() {  # case -> one --external spec per line
       echo "chunklab-recursive::token::BENCH_STRATEGY=recursive $DRV"
       echo "chunklab-tokenize-once::token::BENCH_TASK=tokenize $DRV"
       echo "chunklab-measure-once::token::BENCH_TASK=measure $DRV" ;;
+    markdown)
+      echo "chunklab-headings::markdown::$DRV"
+      echo "chunklab-elements::markdown::BENCH_STRATEGY=elements $DRV" ;;
     big)
       echo "chunklab::recursive::$DRV" ;;
   esac
@@ -109,7 +118,7 @@ bench() {  # name, args... : one bench_peers.py invocation, logged
 }
 
 for c in "${CASES[@]}"; do
-  [[ -n ${PATH_OF[$c]:-} ]] || { echo "unknown case $c (recursive, token, big)" >&2; exit 2; }
+  [[ -n ${PATH_OF[$c]:-} ]] || { echo "unknown case $c (recursive, token, markdown, big)" >&2; exit 2; }
   ((MEASURE)) || continue
   read -r -a args <<<"${ARGS_OF[$c]}"
   ext=()
@@ -178,9 +187,10 @@ import glob, json, os, re, statistics, subprocess, sys
 out, runs, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 TITLE = {"recursive": "recursive 2000/200 chars, whole corpus (8,073 files), one thread",
          "token": "token 512/64 cl100k, the harness's deterministic corpus sample (--max-mb)",
+         "markdown": "Markdown structure-aware 2000 chars (parse + chunk), the corpus's Markdown files",
          "big": "recursive 2000/200 chars, big/all.txt as ONE document"}
 # which chunklab variant each peer row is compared against
-MAIN = {"recursive": ["chunklab"], "big": ["chunklab"],
+MAIN = {"recursive": ["chunklab"], "big": ["chunklab"], "markdown": ["chunklab-headings"],
         "token": ["chunklab-fixed", "chunklab-recursive"]}
 
 

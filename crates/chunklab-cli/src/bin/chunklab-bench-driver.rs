@@ -15,7 +15,7 @@
 //!
 //! | variable | meaning |
 //! |---|---|
-//! | `BENCH_STRATEGY` | strategy to build instead of the task's default (`recursive` → `recursive`, `token` → `fixed`, `markdown` → `markdown`) |
+//! | `BENCH_STRATEGY` | strategy to build instead of the task's default (`recursive` → `recursive`, `token` → `fixed`, `markdown` → `headings`, parsed with the Markdown parser inside the timed region) |
 //! | `BENCH_API` | `spans` (default: `Chunker::spans`, the span list) or `chunks` (`chunk_document`: full `Chunk`s with ids and char offsets) |
 //! | `BENCH_DUMP_SPANS` | after each run, write every span as `doc<TAB>start<TAB>end<TAB>tokens` lines (byte offsets, `doc` = index in the file list) to this path, for an outside check of the size limit |
 //!
@@ -43,6 +43,8 @@ use anyhow::{bail, Context, Result};
 use chunklab_core::strategies::{self, Options};
 use chunklab_core::text::{count_chars, floor_char_boundary};
 use chunklab_core::{chunk_document, Chunker, Document, Sizer, Span};
+use chunklab_parse::markdown::parse_markdown;
+use chunklab_parse::Limits;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -140,6 +142,7 @@ impl Config {
         }
         match self.task.as_str() {
             "token" => "fixed".into(),
+            "markdown" => "headings".into(),
             other => other.into(),
         }
     }
@@ -202,12 +205,27 @@ fn time_chunking(cfg: &Config, docs: &[String]) -> Result<(f64, f64, Stats)> {
         ..Default::default()
     };
     let chunker = strategies::build(&opts, cfg.sizer()?)?;
+    let structured = chunker.needs_structure();
     if let Some(first) = docs.first() {
-        chunker.spans(&first[..floor_char_boundary(first, WARM_UP_BYTES)])?;
+        let head = &first[..floor_char_boundary(first, WARM_UP_BYTES)];
+        if structured {
+            chunker.chunk_parsed(&parse_markdown(head, &Limits::default()))?;
+        } else {
+            chunker.spans(head)?;
+        }
     }
     let mut all: Vec<Vec<Span>> = Vec::with_capacity(docs.len());
     let (w0, c0) = (Instant::now(), cpu_seconds());
     match cfg.api {
+        // Structure-aware strategies: parsing the Markdown is part of the timed work, as it is
+        // for LangChain's MarkdownHeaderTextSplitter.
+        _ if structured => {
+            for doc in docs {
+                let parsed = parse_markdown(doc, &Limits::default());
+                let spans = chunker.chunk_parsed(&parsed)?;
+                all.push(spans.into_iter().map(|(s, _)| s).collect());
+            }
+        }
         Api::Spans => {
             for doc in docs {
                 all.push(chunker.spans(doc)?);
