@@ -7,7 +7,7 @@
 //! the original document by adding the piece's start.
 //!
 //! The regexes of chunklab's default separators ([`Builtin`]) have hand-written matchers that find
-//! exactly the matches the regex engine finds, with `memchr` scans instead of automata.
+//! exactly the matches the regex engine finds, with byte scans instead of automata.
 
 use super::KeepSeparator;
 use crate::error::{Error, Result};
@@ -68,7 +68,7 @@ impl Builtin {
 }
 
 /// `\n(?:[ \t\r]*\n)+`. A match ends with a `\n` right after `[\n \t\r]`, a pair much rarer than
-/// line breaks, so the pairs are found a block at a time ([`next_break_after_space`]) and each is
+/// line breaks, so the pairs are found a block at a time ([`BreakScan`]) and each is
 /// checked by walking back over the whitespace before it: the leftmost match starts at the first
 /// `\n` of that run, and the greedy repetition ends it at the last `\n` of the run that follows.
 fn find_blank_lines(b: &[u8], from: usize, scan: &mut BreakScan) -> Option<(usize, usize)> {
@@ -108,7 +108,7 @@ const BLOCK: usize = 64;
 /// reduction that compilers turn into a few vector instructions tests each block, and the hits
 /// of a block are kept as a bit mask for the searches that follow.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct BreakScan {
+struct BreakScan {
     /// The block whose hits `bits` holds (`usize::MAX`: none yet).
     block: usize,
     bits: u64,
@@ -359,7 +359,7 @@ impl Separator {
         }
     }
 
-    /// [`Separator::pieces`] of `hay` if the separator occurs in it ([`Separator::occurs_in`]),
+    /// [`Separator::pieces`] of `hay` if the separator occurs in it (Python `re.search`),
     /// with one search for both: the first match found by the test is the first cut.
     pub(crate) fn pieces_if_occurs<'a>(
         &'a self,
