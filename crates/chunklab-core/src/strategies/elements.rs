@@ -12,13 +12,13 @@
 //! `paragraph`, `list_item`, `code` ...). With `title_prefix` the heading path also goes into the
 //! prefix, as with `headings`.
 
-use super::fixed::validate;
-use super::recursive::Recursive;
-use super::structured::{clean_title, path_prefixes, Emitter, Prefix};
+use super::structured::{
+    clean_title, path_prefixes, requires_parsed, Emitter, Prefix, StructureConfig,
+};
 use crate::chunk::{ChunkMeta, Span};
 use crate::chunker::Chunker;
 use crate::document::{ElementKind, ParsedDocument};
-use crate::error::{config_err, Result};
+use crate::error::Result;
 use crate::sizer::Sizer;
 use std::cmp::Reverse;
 use std::sync::Arc;
@@ -49,11 +49,7 @@ use std::sync::Arc;
 /// ```
 #[derive(Debug)]
 pub struct Elements {
-    sizer: Arc<dyn Sizer>,
-    size: usize,
-    max_level: u8,
-    title_prefix: bool,
-    splitter: Recursive,
+    cfg: StructureConfig,
 }
 
 impl Elements {
@@ -65,16 +61,8 @@ impl Elements {
         max_level: usize,
         title_prefix: bool,
     ) -> Result<Self> {
-        validate(size, 0)?;
-        if max_level == 0 {
-            return config_err("max-level must be at least 1");
-        }
         Ok(Self {
-            splitter: Recursive::new(sizer.clone(), size, 0)?,
-            sizer,
-            size,
-            max_level: max_level.min(u8::MAX as usize) as u8,
-            title_prefix,
+            cfg: StructureConfig::new(sizer, size, max_level, title_prefix)?,
         })
     }
 }
@@ -89,27 +77,18 @@ impl Chunker for Elements {
     }
 
     fn config(&self) -> String {
-        format!(
-            "elements size={} max_level={} title_prefix={} unit={}",
-            self.size,
-            self.max_level,
-            self.title_prefix,
-            self.sizer.name()
-        )
+        self.cfg.describe("elements")
     }
 
     fn spans(&self, _text: &str) -> Result<Vec<Span>> {
-        config_err(
-            "the `elements` strategy requires a parsed document (Chunker::chunk_parsed; \
-             `chunklab chunk` parses every file)",
-        )
+        requires_parsed("elements")
     }
 
     fn chunk_parsed(&self, doc: &ParsedDocument) -> Result<Vec<(Span, ChunkMeta)>> {
         let mut pack = Pack {
             doc,
-            em: Emitter::new(doc, self.sizer.as_ref(), self.size, &self.splitter)?,
-            title_prefix: self.title_prefix,
+            em: self.cfg.emitter(doc)?,
+            title_prefix: self.cfg.title_prefix,
             stack: Vec::new(),
             path_prefix: None,
             cur: None,
@@ -119,7 +98,7 @@ impl Chunker for Elements {
         while i < blocks.len() {
             let b = blocks[i];
             match doc.elements.get(b.element).map(|e| e.kind) {
-                Some(k) if k.heading_level().is_some_and(|l| l <= self.max_level) => {
+                Some(k) if k.heading_level().is_some_and(|l| l <= self.cfg.max_level) => {
                     pack.heading(b, k.heading_level().unwrap_or(0))?;
                     i += 1;
                 }

@@ -14,13 +14,13 @@
 //! size: the real size of prefix plus text is at most `size`. A path taking more than half the
 //! size is shortened to its last heading, or dropped.
 
-use super::fixed::validate;
-use super::recursive::Recursive;
-use super::structured::{clean_title, path_prefixes, Emitter, Prefix};
+use super::structured::{
+    clean_title, path_prefixes, requires_parsed, Emitter, Prefix, StructureConfig,
+};
 use crate::chunk::{ChunkMeta, Span};
 use crate::chunker::Chunker;
 use crate::document::ParsedDocument;
-use crate::error::{config_err, Result};
+use crate::error::Result;
 use crate::sizer::Sizer;
 use crate::text::strip_span;
 use std::sync::Arc;
@@ -56,11 +56,7 @@ use std::sync::Arc;
 /// ```
 #[derive(Debug)]
 pub struct Headings {
-    sizer: Arc<dyn Sizer>,
-    size: usize,
-    max_level: u8,
-    title_prefix: bool,
-    splitter: Recursive,
+    cfg: StructureConfig,
 }
 
 impl Headings {
@@ -72,16 +68,8 @@ impl Headings {
         max_level: usize,
         title_prefix: bool,
     ) -> Result<Self> {
-        validate(size, 0)?;
-        if max_level == 0 {
-            return config_err("max-level must be at least 1");
-        }
         Ok(Self {
-            splitter: Recursive::new(sizer.clone(), size, 0)?,
-            sizer,
-            size,
-            max_level: max_level.min(u8::MAX as usize) as u8,
-            title_prefix,
+            cfg: StructureConfig::new(sizer, size, max_level, title_prefix)?,
         })
     }
 }
@@ -96,27 +84,18 @@ impl Chunker for Headings {
     }
 
     fn config(&self) -> String {
-        format!(
-            "headings size={} max_level={} title_prefix={} unit={}",
-            self.size,
-            self.max_level,
-            self.title_prefix,
-            self.sizer.name()
-        )
+        self.cfg.describe("headings")
     }
 
     fn spans(&self, _text: &str) -> Result<Vec<Span>> {
-        config_err(
-            "the `headings` strategy requires a parsed document (Chunker::chunk_parsed; \
-             `chunklab chunk` parses every file)",
-        )
+        requires_parsed("headings")
     }
 
     fn chunk_parsed(&self, doc: &ParsedDocument) -> Result<Vec<(Span, ChunkMeta)>> {
         let mut walk = Walk {
-            sections: sections(doc, self.max_level),
-            em: Emitter::new(doc, self.sizer.as_ref(), self.size, &self.splitter)?,
-            title_prefix: self.title_prefix,
+            sections: sections(doc, self.cfg.max_level),
+            em: self.cfg.emitter(doc)?,
+            title_prefix: self.cfg.title_prefix,
             prefixes: Vec::new(),
             carry: None,
         };

@@ -4,14 +4,73 @@
 //! `prefix + text`; a stretch that does not fit is split by the native `recursive` strategy with
 //! the prefix's units taken off the budget.
 
+use super::fixed::validate;
 use super::recursive::Recursive;
 use crate::chunk::{ChunkMeta, Span};
 use crate::chunker::Locator;
 use crate::document::ParsedDocument;
-use crate::error::{Error, Result};
+use crate::error::{config_err, Error, Result};
 use crate::sizer::{Measure, Sizer, MAX_DOCUMENT_BYTES};
 use crate::text::strip_span;
 use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Settings shared by the structure-aware strategies (`headings`, `elements`): the size limit,
+/// how deep headings cut, whether the heading path becomes a counted prefix, and the recursive
+/// splitter for text that is still too big.
+#[derive(Debug)]
+pub(crate) struct StructureConfig {
+    pub(crate) sizer: Arc<dyn Sizer>,
+    pub(crate) size: usize,
+    pub(crate) max_level: u8,
+    pub(crate) title_prefix: bool,
+    pub(crate) splitter: Recursive,
+}
+
+impl StructureConfig {
+    pub(crate) fn new(
+        sizer: Arc<dyn Sizer>,
+        size: usize,
+        max_level: usize,
+        title_prefix: bool,
+    ) -> Result<Self> {
+        validate(size, 0)?;
+        if max_level == 0 {
+            return config_err("max-level must be at least 1");
+        }
+        Ok(Self {
+            splitter: Recursive::new(sizer.clone(), size, 0)?,
+            sizer,
+            size,
+            max_level: max_level.min(u8::MAX as usize) as u8,
+            title_prefix,
+        })
+    }
+
+    /// The `Chunker::config` string of `strategy` with these settings.
+    pub(crate) fn describe(&self, strategy: &str) -> String {
+        format!(
+            "{strategy} size={} max_level={} title_prefix={} unit={}",
+            self.size,
+            self.max_level,
+            self.title_prefix,
+            self.sizer.name()
+        )
+    }
+
+    /// An `Emitter` for `doc` with these settings.
+    pub(crate) fn emitter<'a>(&'a self, doc: &'a ParsedDocument) -> Result<Emitter<'a>> {
+        Emitter::new(doc, self.sizer.as_ref(), self.size, &self.splitter)
+    }
+}
+
+/// What `spans()` of a structure-aware strategy answers: it needs the parsed document.
+pub(crate) fn requires_parsed<T>(strategy: &str) -> Result<T> {
+    config_err(format!(
+        "the `{strategy}` strategy requires a parsed document (Chunker::chunk_parsed; \
+         `chunklab chunk` parses every file)"
+    ))
+}
 
 /// Longest heading text (in chars) carried into a heading path; longer ones are cut with `…`.
 const MAX_TITLE_CHARS: usize = 200;
