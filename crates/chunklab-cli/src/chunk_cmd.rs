@@ -19,72 +19,14 @@ pub struct ChunkArgs {
     /// Files, directories (walked recursively) or `-` for stdin.
     #[arg(required = true)]
     paths: Vec<String>,
-    /// Strategy; `chunklab strategies` lists them all.
-    #[arg(long, short = 's', default_value = "recursive")]
-    strategy: String,
-    /// Hard maximum size per chunk, in --unit.
-    #[arg(long, default_value_t = 1000)]
-    size: usize,
-    /// Overlap between neighbouring chunks: units for fixed/recursive, sentences for sentence,
-    /// paragraphs for paragraph.
-    #[arg(long, default_value_t = 0)]
-    overlap: usize,
-    /// Step of the sliding window, in units (default: size/2).
-    #[arg(long)]
-    stride: Option<usize>,
-    /// Size unit: chars, words or tokens (default chars; tokens when --tokenizer is given).
-    #[arg(long)]
-    unit: Option<String>,
-    /// Tokenizer for --unit tokens: cl100k, o200k, or a tokenizer.json path / model directory.
-    #[arg(long)]
-    tokenizer: Option<String>,
-    /// Count the special tokens a Hugging Face model adds ([CLS]/[SEP]) toward the size.
-    #[arg(long)]
-    count_special: bool,
-    /// Language for sentence rules: en, nl or auto (per document).
-    #[arg(long, default_value = "auto")]
-    lang: String,
-    /// Output compatibility: native, or langchain (RecursiveCharacterTextSplitter / TokenTextSplitter texts).
-    #[arg(long, default_value = "native")]
-    compat: String,
-    /// Recursive separators as a JSON array, e.g. '["\n\n", "\n", " ", ""]'.
-    #[arg(long)]
-    separators: Option<String>,
-    /// Treat --separators as regular expressions (lookahead allowed: '\n(?=Artikel \d+)').
-    #[arg(long)]
-    regex_separators: bool,
-    /// Where a recursive separator goes: start (of the next piece), end (of the previous), none.
-    #[arg(long, default_value = "start")]
-    keep_separator: String,
-    /// headings/elements: deepest heading level that starts a chunk (1 = chapters only).
-    #[arg(long, default_value_t = 6)]
-    max_level: usize,
-    /// headings/elements/code: prefix each chunk's embedded text with its heading path (or
-    /// symbol path); the prefix counts toward --size.
-    #[arg(long)]
-    title_prefix: bool,
-    /// Parse every input with this parser instead of choosing by extension and content: text,
-    /// markdown, rst, html, pdf, docx, odt, code, or a language (rust, python, ...).
-    #[arg(long)]
-    parser: Option<String>,
+    #[command(flatten)]
+    pub chunking: ChunkingArgs,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value = "jsonl")]
     format: Format,
     /// Write to FILE instead of stdout.
     #[arg(long, short = 'o')]
     output: Option<String>,
-    /// Only files matching these globs (under directories).
-    #[arg(long)]
-    include: Vec<String>,
-    /// Skip files matching these globs (under directories).
-    #[arg(long)]
-    exclude: Vec<String>,
-    /// Decode inputs from this encoding (latin1, windows-1252, utf-16le, ...).
-    #[arg(long)]
-    encoding: Option<String>,
-    /// Replace invalid bytes with U+FFFD instead of failing.
-    #[arg(long)]
-    lossy: bool,
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     threads: Option<usize>,
@@ -93,8 +35,74 @@ pub struct ChunkArgs {
     quiet: bool,
 }
 
+/// Every option that decides how inputs are read, parsed and cut: shared by `chunk` and `index`
+/// (flattened into both), so an index is built with exactly the chunks `chunk` prints.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ChunkingArgs {
+    /// Strategy; `chunklab strategies` lists them all.
+    #[arg(long, short = 's', default_value = "recursive")]
+    pub strategy: String,
+    /// Hard maximum size per chunk, in --unit.
+    #[arg(long, default_value_t = 1000)]
+    pub size: usize,
+    /// Overlap between neighbouring chunks: units for fixed/recursive, sentences for sentence,
+    /// paragraphs for paragraph.
+    #[arg(long, default_value_t = 0)]
+    pub overlap: usize,
+    /// Step of the sliding window, in units (default: size/2).
+    #[arg(long)]
+    pub stride: Option<usize>,
+    /// Size unit: chars, words or tokens (default chars; tokens when --tokenizer is given).
+    #[arg(long)]
+    pub unit: Option<String>,
+    /// Tokenizer for --unit tokens: cl100k, o200k, or a tokenizer.json path / model directory.
+    #[arg(long)]
+    pub tokenizer: Option<String>,
+    /// Count the special tokens a Hugging Face model adds ([CLS]/[SEP]) toward the size.
+    #[arg(long)]
+    pub count_special: bool,
+    /// Language for sentence rules: en, nl or auto (per document).
+    #[arg(long, default_value = "auto")]
+    pub lang: String,
+    /// Output compatibility: native, or langchain (RecursiveCharacterTextSplitter / TokenTextSplitter texts).
+    #[arg(long, default_value = "native")]
+    pub compat: String,
+    /// Recursive separators as a JSON array, e.g. '["\n\n", "\n", " ", ""]'.
+    #[arg(long)]
+    pub separators: Option<String>,
+    /// Treat --separators as regular expressions (lookahead allowed: '\n(?=Artikel \d+)').
+    #[arg(long)]
+    pub regex_separators: bool,
+    /// Where a recursive separator goes: start (of the next piece), end (of the previous), none.
+    #[arg(long, default_value = "start")]
+    pub keep_separator: String,
+    /// headings/elements: deepest heading level that starts a chunk (1 = chapters only).
+    #[arg(long, default_value_t = 6)]
+    pub max_level: usize,
+    /// headings/elements/code: prefix each chunk's embedded text with its heading path (or
+    /// symbol path); the prefix counts toward --size.
+    #[arg(long)]
+    pub title_prefix: bool,
+    /// Parse every input with this parser instead of choosing by extension and content: text,
+    /// markdown, rst, html, pdf, docx, odt, code, or a language (rust, python, ...).
+    #[arg(long)]
+    pub parser: Option<String>,
+    /// Only files matching these globs (under directories).
+    #[arg(long)]
+    pub include: Vec<String>,
+    /// Skip files matching these globs (under directories).
+    #[arg(long)]
+    pub exclude: Vec<String>,
+    /// Decode inputs from this encoding (latin1, windows-1252, utf-16le, ...).
+    #[arg(long)]
+    pub encoding: Option<String>,
+    /// Replace invalid bytes with U+FFFD instead of failing.
+    #[arg(long)]
+    pub lossy: bool,
+}
+
 /// Parse and validate everything that can be checked before reading a single input.
-fn options(a: &ChunkArgs) -> Result<Options> {
+pub fn options(a: &ChunkingArgs) -> Result<Options> {
     let lang: Lang = a.lang.parse().map_err(anyhow::Error::msg)?;
     let compat = match a.compat.as_str() {
         "native" => Compat::Native,
@@ -132,7 +140,7 @@ fn options(a: &ChunkArgs) -> Result<Options> {
     })
 }
 
-fn unit(a: &ChunkArgs) -> Result<String> {
+pub fn unit(a: &ChunkingArgs) -> Result<String> {
     Ok(match (&a.unit, &a.tokenizer) {
         (None, None) => "chars".into(),
         (None, Some(_)) => "tokens".into(),
@@ -163,27 +171,57 @@ const BIG_DOCUMENT: u64 = 32 << 20;
 const BATCH_BYTES: u64 = 64 << 20;
 const BATCH_DOCS: usize = 512;
 
-pub fn run(a: ChunkArgs) -> Result<ExitCode> {
-    let opts = options(&a)?;
-    let unit = unit(&a)?;
-    let sizer =
-        chunklab_tokenizers::sizer_from_spec(&unit, a.tokenizer.as_deref(), a.count_special)?;
-    let unit_name = sizer.name().to_string();
-    let chunker = strategies::build(&opts, sizer)?;
-    if let Some(name) = &a.parser {
-        if parser_by_name(name).is_none() {
-            bail!(
-                "unknown --parser `{name}`; known: {}, or a language (rust, python, javascript, typescript, go, java)",
-                chunklab_parse::detect::PARSER_NAMES.join(", ")
-            );
+/// What `chunk` and `index` need before reading any input: the chunker, the size unit's name,
+/// how to read inputs and the input filters. Every option is checked here.
+pub struct Pipeline {
+    pub chunker: Box<dyn Chunker>,
+    pub unit_name: String,
+    pub reading: Reading,
+    pub filters: Filters,
+}
+
+impl ChunkingArgs {
+    /// Check every option and build the chunker and input reading they describe.
+    pub fn pipeline(&self) -> Result<Pipeline> {
+        let opts = options(self)?;
+        let unit = unit(self)?;
+        let sizer = chunklab_tokenizers::sizer_from_spec(
+            &unit,
+            self.tokenizer.as_deref(),
+            self.count_special,
+        )?;
+        let unit_name = sizer.name().to_string();
+        let chunker = strategies::build(&opts, sizer)?;
+        if let Some(name) = &self.parser {
+            if parser_by_name(name).is_none() {
+                bail!(
+                    "unknown --parser `{name}`; known: {}, or a language (rust, python, javascript, typescript, go, java)",
+                    chunklab_parse::detect::PARSER_NAMES.join(", ")
+                );
+            }
         }
+        let reading = Reading {
+            decoding: Decoding::new(self.encoding.as_deref(), self.lossy)?,
+            parser: self.parser.clone(),
+            limits: Limits::default(),
+        };
+        let filters = Filters::new(&self.include, &self.exclude)?;
+        Ok(Pipeline {
+            chunker,
+            unit_name,
+            reading,
+            filters,
+        })
     }
-    let reading = Reading {
-        decoding: Decoding::new(a.encoding.as_deref(), a.lossy)?,
-        parser: a.parser.clone(),
-        limits: Limits::default(),
-    };
-    let filters = Filters::new(&a.include, &a.exclude)?;
+}
+
+pub fn run(a: ChunkArgs) -> Result<ExitCode> {
+    let Pipeline {
+        chunker,
+        unit_name,
+        reading,
+        filters,
+    } = a.chunking.pipeline()?;
     let inputs = input::collect(&a.paths, &filters)?;
     if let Some(n) = a.threads {
         rayon::ThreadPoolBuilder::new()
@@ -339,15 +377,15 @@ fn is_big(input: &Input) -> bool {
 }
 
 /// How inputs are read: decoding of text formats, parser override, parser limits.
-struct Reading {
-    decoding: Decoding,
-    parser: Option<String>,
-    limits: Limits,
+pub struct Reading {
+    pub decoding: Decoding,
+    pub parser: Option<String>,
+    pub limits: Limits,
 }
 
 /// An input ready to chunk: parsed, or (a big text file for a strategy that does not need
 /// structure) its text as is, so memory stays bounded by the file map.
-enum Prepared {
+pub enum Prepared {
     Parsed(ParsedDocument, Vec<String>),
     Plain(Text),
 }
@@ -355,7 +393,7 @@ enum Prepared {
 /// Read an input and parse it with the parser its extension and content (or `--parser`) call
 /// for. Text formats are decoded first (encodings, `--lossy`, binary detection); PDF, DOCX and ODT
 /// get the raw bytes.
-fn prepare(
+pub fn prepare(
     input: &Input,
     chunker: &dyn Chunker,
     how: &Reading,
@@ -388,7 +426,7 @@ fn prepare(
 }
 
 /// Chunk a prepared input.
-fn chunks<'a>(
+pub fn chunks<'a>(
     input: &'a Input,
     source: &'a str,
     prepared: &'a Prepared,
