@@ -5,13 +5,20 @@ use crate::input::{self, Decoding, Filters, Input, Skip, Text};
 use crate::output::{ChunkWriter, Format};
 use anyhow::{anyhow, bail, Context, Result};
 use chunklab_core::document::ParsedDocument;
-use chunklab_core::strategies::{self, Compat, KeepSeparator, Options};
-use chunklab_core::{chunk_document, chunk_parsed_document, Chunk, Chunker, Document, Lang};
+use chunklab_core::strategies::{self, Breakpoint, Compat, KeepSeparator, Options};
+use chunklab_core::{
+    chunk_document, chunk_parsed_document, Chunk, Chunker, Document, Lang, TextEmbedder,
+};
+use chunklab_embed::{late_embeddings, LateChunker, LateOptions};
+use chunklab_embed::{CoreEmbedder, Embedder, LoadOptions};
 use chunklab_parse::detect::{is_binary_format, parser_by_name, parser_for, SNIFF_BYTES};
 use chunklab_parse::{Limits, Parser};
 use rayon::prelude::*;
 use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
@@ -42,8 +49,19 @@ pub struct ChunkingArgs {
     /// Strategy; `chunklab strategies` lists them all.
     #[arg(long, short = 's', default_value = "recursive")]
     pub strategy: String,
-    /// Hard maximum size per chunk, in --unit.
-    #[arg(long, default_value_t = 1000)]
+    /// late: the strategy that draws the chunk boundaries (any other strategy; every other
+    /// chunking flag applies to it); default recursive.
+    #[arg(long)]
+    pub boundaries: Option<String>,
+    /// late: tokens per macro window for documents longer than the model's context (default
+    /// and maximum: the model's context).
+    #[arg(long)]
+    pub late_window: Option<usize>,
+    /// late: tokens neighbouring macro windows share (default an eighth of the window).
+    #[arg(long)]
+    pub late_overlap: Option<usize>,
+    /// Hard maximum size per chunk, in --unit (--max-size is the same flag).
+    #[arg(long, visible_alias = "max-size", default_value_t = 1000)]
     pub size: usize,
     /// Overlap between neighbouring chunks: units for fixed/recursive, sentences for sentence,
     /// paragraphs for paragraph.
@@ -53,11 +71,49 @@ pub struct ChunkingArgs {
     #[arg(long)]
     pub stride: Option<usize>,
     /// Size unit: chars, words or tokens (default chars; tokens when --tokenizer is given).
+    /// With --model and no --tokenizer, the default (and --unit tokens) is tokens of the model's
+    /// own tokenizer.json, so sizes are what the model sees.
     #[arg(long)]
     pub unit: Option<String>,
-    /// Tokenizer for --unit tokens: cl100k, o200k, or a tokenizer.json path / model directory.
+    /// Tokenizer for --unit tokens: cl100k, o200k, or a tokenizer.json path / model directory
+    /// (default: cl100k; with --model: the model's tokenizer.json).
     #[arg(long)]
     pub tokenizer: Option<String>,
+    /// Embedding model for semantic and cluster (and late): minilm, e5-small, a local model
+    /// directory, or a Hugging Face hub id in the local hub cache.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Fetch a known --model (or --llm local model) that is not installed yet.
+    #[arg(long)]
+    pub fetch: bool,
+    #[command(flatten)]
+    pub llm: crate::context::ContextArgs,
+    /// semantic: how neighbour distances become breakpoints: percentile, stddev, interquartile
+    /// or gradient (LangChain SemanticChunker's definitions).
+    #[arg(long, default_value = "percentile")]
+    pub breakpoint: String,
+    /// semantic: break where the distance is above this percentile (percentile, gradient;
+    /// default 95).
+    #[arg(long)]
+    pub percentile: Option<f64>,
+    /// semantic: breakpoint amount for stddev (mean + N standard deviations, default 3) and
+    /// interquartile (mean + N interquartile ranges, default 1.5).
+    #[arg(long)]
+    pub threshold: Option<f64>,
+    /// semantic: sentences on each side joined to a sentence before embedding it.
+    #[arg(long, default_value_t = 1)]
+    pub buffer: usize,
+    /// semantic: groups smaller than this (in --unit) are merged into a neighbour while
+    /// --size holds.
+    #[arg(long)]
+    pub min_size: Option<usize>,
+    /// cluster: size of the small pieces that are embedded and grouped, in --unit (default 50).
+    #[arg(long)]
+    pub piece_size: Option<usize>,
+    /// hierarchical: size limit of each level, largest first, comma-separated (default
+    /// 2048,512,128); the levels replace --size.
+    #[arg(long)]
+    pub levels: Option<String>,
     /// Count the special tokens a Hugging Face model adds ([CLS]/[SEP]) toward the size.
     #[arg(long)]
     pub count_special: bool,
@@ -125,6 +181,24 @@ pub fn options(a: &ChunkingArgs) -> Result<Options> {
     if a.regex_separators && separators.is_none() && compat != Compat::LangChain {
         bail!("--regex-separators needs --separators");
     }
+    let breakpoint: Breakpoint = a.breakpoint.parse().map_err(anyhow::Error::msg)?;
+    let breakpoint_amount = match (breakpoint, a.percentile, a.threshold) {
+        (_, Some(_), Some(_)) => bail!("give --percentile or --threshold, not both"),
+        (Breakpoint::Percentile | Breakpoint::Gradient, p, None) => p,
+        (Breakpoint::Percentile | Breakpoint::Gradient, None, Some(_)) => bail!(
+            "--threshold applies to --breakpoint stddev and interquartile; use --percentile with {}",
+            breakpoint.name()
+        ),
+        (Breakpoint::StdDev | Breakpoint::Interquartile, None, t) => t,
+        (Breakpoint::StdDev | Breakpoint::Interquartile, Some(_), None) => bail!(
+            "--percentile applies to --breakpoint percentile and gradient; use --threshold with {}",
+            breakpoint.name()
+        ),
+    };
+    let levels = match &a.levels {
+        None => None,
+        Some(spec) => Some(parse_levels(spec)?),
+    };
     Ok(Options {
         strategy: a.strategy.clone(),
         size: a.size,
@@ -137,7 +211,28 @@ pub fn options(a: &ChunkingArgs) -> Result<Options> {
         keep_separator,
         max_level: a.max_level,
         title_prefix: a.title_prefix,
+        embedder: None,
+        breakpoint,
+        breakpoint_amount,
+        buffer: a.buffer,
+        min_size: a.min_size,
+        piece_size: a.piece_size,
+        levels,
     })
+}
+
+/// `--levels 2048,512,128` → `[2048, 512, 128]` (order and range are checked by the strategy).
+fn parse_levels(spec: &str) -> Result<Vec<usize>> {
+    spec.split(',')
+        .map(|p| {
+            let p = p.trim();
+            p.parse::<usize>().map_err(|_| {
+                anyhow!(
+                    "--levels must be sizes separated by commas, largest first (e.g. 2048,512,128); `{p}` is not a size"
+                )
+            })
+        })
+        .collect()
 }
 
 pub fn unit(a: &ChunkingArgs) -> Result<String> {
@@ -178,20 +273,44 @@ pub struct Pipeline {
     pub unit_name: String,
     pub reading: Reading,
     pub filters: Filters,
+    /// The `--model`, loaded (the strategy's embedder, and the model a caller may embed with).
+    pub model: Option<Arc<dyn Embedder>>,
+    /// `--context`: contextual retrieval applied to every document's chunks.
+    pub context: Option<Arc<crate::context::ContextStage>>,
 }
 
 impl ChunkingArgs {
     /// Check every option and build the chunker and input reading they describe.
     pub fn pipeline(&self) -> Result<Pipeline> {
-        let opts = options(self)?;
-        let unit = unit(self)?;
-        let sizer = chunklab_tokenizers::sizer_from_spec(
-            &unit,
-            self.tokenizer.as_deref(),
-            self.count_special,
-        )?;
+        let mut opts = options(self)?;
+        let model = self.load_model()?;
+        // With a model and no unit (or tokens) and no tokenizer of their own, sizes are in the
+        // model's own tokens.
+        let tokens_or_none = matches!(self.unit.as_deref(), None | Some("tokens" | "token"));
+        let model_tokenizer = match (&model, tokens_or_none, &self.tokenizer) {
+            (Some(m), true, None) => Some(model_tokenizer(self, m.dir.as_deref())?),
+            _ => None,
+        };
+        let (unit, tokenizer) = match model_tokenizer {
+            Some(t) => ("tokens".to_string(), Some(t)),
+            None => (unit(self)?, self.tokenizer.clone()),
+        };
+        let sizer =
+            chunklab_tokenizers::sizer_from_spec(&unit, tokenizer.as_deref(), self.count_special)?;
         let unit_name = sizer.name().to_string();
-        let chunker = strategies::build(&opts, sizer)?;
+        let model = model.map(|m| m.model);
+        opts.embedder = model
+            .as_ref()
+            .map(|m| Arc::new(CoreEmbedder::new(m.clone())) as Arc<dyn TextEmbedder>);
+        let llm = self.llm.open_llm(self.fetch)?;
+        let context =
+            crate::context::ContextStage::new(&self.llm, llm.clone(), sizer.clone(), opts.size)?
+                .map(Arc::new);
+        let chunker = if opts.strategy == "llm" {
+            crate::context::llm_chunker(llm.as_ref(), sizer, opts.size, opts.lang)?
+        } else {
+            self.build_chunker(&opts, sizer, model.as_deref())?
+        };
         if let Some(name) = &self.parser {
             if parser_by_name(name).is_none() {
                 bail!(
@@ -211,7 +330,47 @@ impl ChunkingArgs {
             unit_name,
             reading,
             filters,
+            model,
+            context,
         })
+    }
+
+    /// Load `--model` (fetching it with `--fetch`), with the directory it was read from.
+    pub fn load_model(&self) -> Result<Option<LoadedModel>> {
+        let Some(spec) = &self.model else {
+            return Ok(None);
+        };
+        let how = LoadOptions {
+            fetch: self.fetch,
+            home: None,
+        };
+        let model: Arc<dyn Embedder> = chunklab_embed::load(spec, &how)
+            .with_context(|| format!("--model {spec}"))?
+            .into();
+        Ok(Some(LoadedModel {
+            dir: chunklab_embed::model_dir(spec, &how),
+            model,
+        }))
+    }
+}
+
+/// A `--model`, loaded, and the directory it was read from (where its tokenizer.json is).
+pub struct LoadedModel {
+    pub model: Arc<dyn Embedder>,
+    pub dir: Option<PathBuf>,
+}
+
+/// The tokenizer.json of a loaded model's directory, for sizes in the model's own tokens.
+fn model_tokenizer(a: &ChunkingArgs, dir: Option<&Path>) -> Result<String> {
+    let spec = a.model.as_deref().unwrap_or_default();
+    let file = dir
+        .map(|d| d.join("tokenizer.json"))
+        .filter(|f| f.is_file());
+    match file {
+        Some(f) => Ok(f.to_string_lossy().into_owned()),
+        None => bail!(
+            "--model {spec}: no tokenizer.json in the model directory to size chunks with; give --unit (and --tokenizer)"
+        ),
     }
 }
 
@@ -221,7 +380,11 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
         unit_name,
         reading,
         filters,
+        model,
+        context,
+        ..
     } = a.chunking.pipeline()?;
+    let late = a.chunking.late(model.as_ref());
     let inputs = input::collect(&a.paths, &filters)?;
     if let Some(n) = a.threads {
         rayon::ThreadPoolBuilder::new()
@@ -309,6 +472,8 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
                 &inputs[i],
                 chunker.as_ref(),
                 &reading,
+                late.as_ref(),
+                context.as_deref(),
                 &mut writer,
                 &mut out,
             )?;
@@ -328,7 +493,16 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
         }
         let outcomes: Vec<Outcome> = inputs[i..j]
             .par_iter()
-            .map(|inp| chunk_one(inp, chunker.as_ref(), &reading, &writer))
+            .map(|inp| {
+                chunk_one(
+                    inp,
+                    chunker.as_ref(),
+                    &reading,
+                    late.as_ref(),
+                    context.as_deref(),
+                    &writer,
+                )
+            })
             .collect();
         for (inp, outcome) in inputs[i..j].iter().zip(outcomes) {
             report(inp, outcome, &mut writer, &mut out)?;
@@ -350,6 +524,12 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
             if skipped > 0 { format!("; {skipped} binary files skipped") } else { String::new() },
             if failed > 0 { format!("; {failed} files FAILED") } else { String::new() },
         );
+        if let Some(late) = &late {
+            eprintln!("{}", late.summary());
+        }
+        if let Some(context) = &context {
+            eprintln!("{}", context.summary());
+        }
     }
     Ok(if failed > 0 {
         ExitCode::from(1)
@@ -449,19 +629,39 @@ fn prepared_parts(prepared: &Prepared) -> (usize, Vec<String>) {
     }
 }
 
-fn chunk_one(input: &Input, chunker: &dyn Chunker, how: &Reading, writer: &ChunkWriter) -> Outcome {
+fn chunk_one(
+    input: &Input,
+    chunker: &dyn Chunker,
+    how: &Reading,
+    late: Option<&Late>,
+    context: Option<&crate::context::ContextStage>,
+    writer: &ChunkWriter,
+) -> Outcome {
     let prepared = match prepare(input, chunker, how, false) {
         Ok(p) => p,
         Err(skip) => return Outcome::Skipped(skip),
     };
     let source = input.source();
-    let chunks = match chunks(input, &source, &prepared, chunker) {
+    let mut chunks = match chunks(input, &source, &prepared, chunker) {
         Ok(c) => c,
         Err(skip) => return Outcome::Skipped(skip),
     };
-    let (bytes, warnings) = prepared_parts(&prepared);
+    let context_warnings = match context.map(|c| c.apply_prepared(&prepared, input, &mut chunks)) {
+        Some(Err(e)) => return Outcome::Skipped(Skip::Error(anyhow!("{source}: {e:#}"))),
+        Some(Ok(w)) => w,
+        None => Vec::new(),
+    };
+    let vectors = match late
+        .map(|l| l.vectors(&prepared, &chunks, &source))
+        .transpose()
+    {
+        Ok(v) => v,
+        Err(skip) => return Outcome::Skipped(skip),
+    };
+    let (bytes, mut warnings) = prepared_parts(&prepared);
+    warnings.extend(context_warnings);
     let mut buf = Vec::with_capacity(bytes + chunks.len() * 256);
-    if let Err(e) = writer.render(&chunks, &mut buf) {
+    if let Err(e) = writer.render_range(&chunks, vectors.as_deref(), 0..chunks.len(), &mut buf) {
         return Outcome::Skipped(Skip::Error(e.into()));
     }
     Outcome::Done {
@@ -478,6 +678,8 @@ fn chunk_big(
     input: &Input,
     chunker: &dyn Chunker,
     how: &Reading,
+    late: Option<&Late>,
+    context: Option<&crate::context::ContextStage>,
     writer: &mut ChunkWriter,
     out: &mut dyn Write,
 ) -> Result<Outcome> {
@@ -486,8 +688,20 @@ fn chunk_big(
         Err(skip) => return Ok(Outcome::Skipped(skip)),
     };
     let source = input.source();
-    let chunks = match chunks(input, &source, &prepared, chunker) {
+    let mut chunks = match chunks(input, &source, &prepared, chunker) {
         Ok(c) => c,
+        Err(skip) => return Ok(Outcome::Skipped(skip)),
+    };
+    let context_warnings = match context.map(|c| c.apply_prepared(&prepared, input, &mut chunks)) {
+        Some(Err(e)) => return Ok(Outcome::Skipped(Skip::Error(anyhow!("{source}: {e:#}")))),
+        Some(Ok(w)) => w,
+        None => Vec::new(),
+    };
+    let vectors = match late
+        .map(|l| l.vectors(&prepared, &chunks, &source))
+        .transpose()
+    {
+        Ok(v) => v,
         Err(skip) => return Ok(Outcome::Skipped(skip)),
     };
     let mut buf = Vec::new();
@@ -495,11 +709,12 @@ fn chunk_big(
     while start < chunks.len() {
         let end = (start + 4096).min(chunks.len());
         buf.clear();
-        writer.render_range(&chunks, start..end, &mut buf)?;
+        writer.render_range(&chunks, vectors.as_deref(), start..end, &mut buf)?;
         writer.write(out, &buf, end - start)?;
         start = end;
     }
-    let (bytes, warnings) = prepared_parts(&prepared);
+    let (bytes, mut warnings) = prepared_parts(&prepared);
+    warnings.extend(context_warnings);
     Ok(Outcome::Done {
         buf: Vec::new(),
         chunks: chunks.len(),
@@ -507,4 +722,117 @@ fn chunk_big(
         written: true,
         warnings,
     })
+}
+
+/// `--strategy late`: the model every document is embedded with and the window settings; the
+/// chunks' vectors go into the output as `embedding`.
+pub struct Late {
+    pub model: Arc<dyn Embedder>,
+    pub opts: LateOptions,
+    /// Totals over all documents, for the summary line.
+    pub stats: LateStats,
+}
+
+/// What late chunking took, summed over documents.
+#[derive(Default)]
+pub struct LateStats {
+    pub tokens: AtomicUsize,
+    pub windows: AtomicUsize,
+    pub forward_passes: AtomicUsize,
+    pub direct: AtomicUsize,
+}
+
+impl Late {
+    /// The late-chunking vectors of a document's chunks (one per chunk, in order).
+    pub fn vectors(
+        &self,
+        prepared: &Prepared,
+        chunks: &[Chunk<'_>],
+        source: &str,
+    ) -> Result<Vec<Vec<f32>>, Skip> {
+        let text = match prepared {
+            Prepared::Parsed(doc, _) => doc.text.as_str(),
+            Prepared::Plain(text) => text.as_str(),
+        };
+        let spans: Vec<_> = chunks.iter().map(|c| c.start_byte..c.end_byte).collect();
+        let late = late_embeddings(self.model.as_ref(), text, &spans, &self.opts)
+            .map_err(|e| Skip::Error(anyhow!("{source}: late chunking: {e}")))?;
+        let s = &self.stats;
+        s.tokens.fetch_add(late.tokens, Ordering::Relaxed);
+        s.windows.fetch_add(late.windows.len(), Ordering::Relaxed);
+        s.forward_passes
+            .fetch_add(late.forward_passes, Ordering::Relaxed);
+        s.direct.fetch_add(late.direct, Ordering::Relaxed);
+        Ok(late.vectors)
+    }
+
+    /// One line for stderr: tokens, windows, model calls, chunks embedded on their own.
+    pub fn summary(&self) -> String {
+        let s = &self.stats;
+        format!(
+            "late chunking with {}: {} tokens in {} windows, {} model calls, {} chunks without tokens embedded on their own",
+            self.model.name(),
+            s.tokens.load(Ordering::Relaxed),
+            s.windows.load(Ordering::Relaxed),
+            s.forward_passes.load(Ordering::Relaxed),
+            s.direct.load(Ordering::Relaxed),
+        )
+    }
+}
+
+impl ChunkingArgs {
+    /// `--late-window` / `--late-overlap` as library options.
+    pub fn late_options(&self) -> LateOptions {
+        LateOptions {
+            window: self.late_window,
+            overlap: self.late_overlap,
+        }
+    }
+
+    /// For `--strategy late`, the model (the pipeline's `--model`) and window settings to
+    /// embed every document's chunks with; `None` for other strategies.
+    pub fn late(&self, model: Option<&Arc<dyn Embedder>>) -> Option<Late> {
+        (self.strategy == "late").then_some(())?;
+        Some(Late {
+            model: model?.clone(),
+            opts: self.late_options(),
+            stats: LateStats::default(),
+        })
+    }
+
+    /// The strategy's chunker; for `late`, the `--boundaries` strategy wrapped in a
+    /// [`LateChunker`] (strategy `late`, model and window settings in its config).
+    fn build_chunker(
+        &self,
+        opts: &Options,
+        sizer: Arc<dyn chunklab_core::Sizer>,
+        model: Option<&dyn Embedder>,
+    ) -> Result<Box<dyn Chunker>> {
+        if self.strategy != "late" {
+            if self.boundaries.is_some()
+                || self.late_window.is_some()
+                || self.late_overlap.is_some()
+            {
+                bail!("--boundaries, --late-window and --late-overlap apply to --strategy late");
+            }
+            return Ok(strategies::build(opts, sizer)?);
+        }
+        let Some(model) = model else {
+            bail!("--strategy late needs --model (minilm, e5-small or a model directory): each document is embedded with it once");
+        };
+        let boundaries = self.boundaries.as_deref().unwrap_or("recursive");
+        if boundaries == "late" {
+            bail!("--boundaries late: the boundaries must come from another strategy (recursive, headings, sentence, paragraph, fixed, elements, ...)");
+        }
+        let inner = Options {
+            strategy: boundaries.to_string(),
+            ..opts.clone()
+        };
+        let chunker = strategies::build(&inner, sizer)
+            .with_context(|| format!("--boundaries {boundaries}"))?;
+        Ok(Box::new(
+            LateChunker::new(chunker, model, self.late_options())
+                .context("--late-window / --late-overlap")?,
+        ))
+    }
 }

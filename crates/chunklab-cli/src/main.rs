@@ -1,11 +1,16 @@
 //! `chunklab`: chunk documents into retrieval units with exact offsets.
 
+mod bench_cmd;
 mod chunk_cmd;
+mod context;
 mod embed_cmd;
+mod index_cmd;
 mod input;
 mod models_cmd;
 mod output;
 mod parse_cmd;
+mod queries_cmd;
+mod search_cmd;
 mod strategies_cmd;
 
 use clap::{Parser, Subcommand};
@@ -33,6 +38,16 @@ enum Cmd {
     Models(models_cmd::ModelsCmd),
     /// Embed texts with an in-process model (MiniLM, ...) and print the vectors.
     Embed(embed_cmd::EmbedArgs),
+    /// Build or update a search index (BM25 + vectors) of files and directories: only new,
+    /// changed and removed files are processed.
+    Index(Box<index_cmd::IndexArgs>),
+    /// Search an index: dense, BM25 or hybrid, optional reranking, filters and result shaping.
+    Search(Box<search_cmd::SearchArgs>),
+    /// Benchmark chunking strategies on a corpus and its questions: one table of quality and cost.
+    Bench(Box<bench_cmd::BenchArgs>),
+    /// Synthetic evaluation queries from a language model (excerpts checked verbatim).
+    #[command(subcommand)]
+    Queries(queries_cmd::QueriesCmd),
     /// List every strategy with its parameters and defaults.
     Strategies {
         /// Print JSON instead of a table.
@@ -48,6 +63,10 @@ fn main() -> ExitCode {
         Cmd::Parse(args) => parse_cmd::run(args),
         Cmd::Models(cmd) => models_cmd::run(cmd),
         Cmd::Embed(args) => embed_cmd::run(args),
+        Cmd::Index(args) => index_cmd::run(*args),
+        Cmd::Search(args) => search_cmd::run(*args),
+        Cmd::Bench(args) => bench_cmd::run(*args),
+        Cmd::Queries(cmd) => queries_cmd::run(cmd),
         Cmd::Strategies { json } => strategies_cmd::run(json),
     };
     match result {

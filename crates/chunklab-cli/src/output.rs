@@ -47,23 +47,29 @@ impl ChunkWriter {
         Ok(())
     }
 
-    /// Serialize one document's chunks into `buf` (so documents can be rendered in parallel and
-    /// written in order).
-    pub fn render(&self, chunks: &[Chunk<'_>], buf: &mut Vec<u8>) -> io::Result<()> {
-        self.render_range(chunks, 0..chunks.len(), buf)
-    }
-
-    /// Serialize `chunks[range]`; the whole list is needed for LlamaIndex's neighbour links.
+    /// Serialize `chunks[range]` into `buf` (so documents can be rendered in parallel and
+    /// written in order); the whole list is needed for LlamaIndex's neighbour links. With
+    /// `embeddings` (one vector per chunk, parallel to `chunks`) each chunk gets an `embedding`
+    /// array in the chunklab formats (JSONL, JSON); the LangChain and LlamaIndex formats have no
+    /// place for it.
     pub fn render_range(
         &self,
         chunks: &[Chunk<'_>],
+        embeddings: Option<&[Vec<f32>]>,
         range: std::ops::Range<usize>,
         buf: &mut Vec<u8>,
     ) -> io::Result<()> {
         for i in range {
             let c = &chunks[i];
             let value = match self.format {
-                Format::Jsonl | Format::Json => self.chunklab(c),
+                Format::Jsonl | Format::Json => {
+                    let mut v = self.chunklab(c);
+                    if let (Some(e), Value::Object(m)) = (embeddings.and_then(|e| e.get(i)), &mut v)
+                    {
+                        m.insert("embedding".into(), embedding_json(e));
+                    }
+                    v
+                }
                 Format::Langchain => self.langchain(c),
                 Format::Llamaindex => self.llamaindex(c, chunks, i),
             };
@@ -122,6 +128,7 @@ impl ChunkWriter {
             "level": c.meta.level,
             "parent_id": c.meta.parent_id,
             "prefix": c.meta.prefix,
+            "context": c.meta.context,
             "text": c.text,
         })
     }
@@ -225,4 +232,17 @@ impl ChunkWriter {
             "class_name": "TextNode",
         })
     }
+}
+
+/// A vector as a JSON array whose numbers print in f32's shortest form (`0.1`, not the f64
+/// widening `0.10000000149011612`), so output is compact and reads back to the same f32s.
+fn embedding_json(v: &[f32]) -> Value {
+    Value::Array(
+        v.iter()
+            .map(|x| {
+                let shortest: f64 = x.to_string().parse().unwrap_or(f64::NAN);
+                serde_json::Number::from_f64(shortest).map_or(Value::Null, Value::Number)
+            })
+            .collect(),
+    )
 }

@@ -59,18 +59,33 @@ pub struct ChunkMeta {
     pub level: Option<u32>,
     /// Id of the parent chunk (hierarchical strategies).
     pub parent_id: Option<String>,
+    /// Index of the parent chunk in the strategy's output. Strategies set it (they cannot know
+    /// chunk ids); [`crate::chunk_document`] and [`crate::chunk_parsed_document`] turn it into
+    /// `parent_id`. Not serialized.
+    #[serde(skip)]
+    pub parent_index: Option<usize>,
     /// Text prepended to the chunk for embedding (the heading path with `--title-prefix`, a
     /// table's repeated header row). It is **not** part of the span, but it counts toward the size:
     /// the chunk's `tokens` is the real size of `prefix + text`.
     pub prefix: Option<String>,
+    /// A short text situating the chunk in its document (contextual retrieval: written by a
+    /// language model, or the document title and heading path). Like `prefix` it is **not** part
+    /// of the span but is embedded and counted: the embedded text is `context + "\n\n" + prefix +
+    /// text` and `tokens` is its real size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 impl ChunkMeta {
-    /// The text to embed: `prefix + text`.
+    /// The text to embed: `context + "\n\n" + prefix + text` (each part when present).
     pub fn embed_text(&self, text: &str) -> String {
-        match &self.prefix {
+        let body = match &self.prefix {
             Some(p) => format!("{p}{text}"),
             None => text.to_string(),
+        };
+        match &self.context {
+            Some(c) => format!("{c}\n\n{body}"),
+            None => body,
         }
     }
 }

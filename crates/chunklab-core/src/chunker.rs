@@ -6,7 +6,8 @@ use crate::error::Result;
 use crate::text::CharCursor;
 
 /// A chunking strategy. Given a document's text it returns spans in document order (sorted by
-/// start, then end). Spans may overlap (overlap is expressed in spans) but every span must lie on
+/// start, then end; a hierarchical strategy returns its levels in pre-order, a parent before the
+/// children that share its start). Spans may overlap (overlap is expressed in spans) but every span must lie on
 /// char boundaries and respect the strategy's size limit in its sizer's real units.
 pub trait Chunker: Send + Sync {
     /// Strategy name as used on the command line (`fixed`, `recursive`, ...).
@@ -17,6 +18,17 @@ pub trait Chunker: Send + Sync {
 
     /// The chunk spans of `text`.
     fn spans(&self, text: &str) -> Result<Vec<Span>>;
+
+    /// The chunks of plain text with their metadata. The default is [`Chunker::spans`] with
+    /// empty metadata; hierarchical strategies override it to give every chunk its `level` and
+    /// `parent_index` (which [`chunk_document`] resolves into `parent_id`).
+    fn chunk_text(&self, text: &str) -> Result<Vec<(Span, ChunkMeta)>> {
+        Ok(self
+            .spans(text)?
+            .into_iter()
+            .map(|s| (s, ChunkMeta::default()))
+            .collect())
+    }
 
     /// Whether the strategy needs a parsed document's structure ([`Chunker::chunk_parsed`]) and
     /// cannot chunk plain text ([`Chunker::spans`]). Callers may skip parsing for the others.
@@ -146,8 +158,8 @@ impl<'a> Document<'a> {
 /// assert!(chunks.iter().all(|c| &text[c.start_byte..c.end_byte] == c.text));
 /// ```
 pub fn chunk_document<'a>(doc: &Document<'a>, chunker: &dyn Chunker) -> Result<Vec<Chunk<'a>>> {
-    let spans = chunker.spans(doc.text)?;
-    Ok(spans_to_chunks(doc, chunker, &spans))
+    let parts = chunker.chunk_text(doc.text)?;
+    make_chunks(doc.doc_id, doc.source, doc.text, chunker, parts)
 }
 
 /// Chunk a parsed document with any strategy ([`Chunker::chunk_parsed`]): chunks borrow their
@@ -170,18 +182,39 @@ pub fn chunk_parsed_document<'a>(
     chunker: &dyn Chunker,
 ) -> Result<Vec<Chunk<'a>>> {
     let parts = chunker.chunk_parsed(doc)?;
+    make_chunks(doc_id, source, &doc.text, chunker, parts)
+}
+
+/// Chunks from a strategy's spans and metadata: text borrowed from `text`, char offsets, ids
+/// (which include the prefix and the level, so a child with its parent's span has its own id),
+/// and `parent_index` resolved into `parent_id`.
+fn make_chunks<'a>(
+    doc_id: &'a str,
+    source: &'a str,
+    text: &'a str,
+    chunker: &dyn Chunker,
+    parts: Vec<(Span, ChunkMeta)>,
+) -> Result<Vec<Chunk<'a>>> {
+    let doc_text = text;
     let config = chunker.config();
     let strategy = chunker.strategy();
     let total = parts.len();
-    let mut cursor = CharCursor::new(&doc.text);
-    Ok(parts
+    let mut cursor = CharCursor::new(doc_text);
+    let mut chunks: Vec<Chunk<'a>> = parts
         .into_iter()
         .enumerate()
         .map(|(index, (s, meta))| {
-            let text = &doc.text[s.start..s.end];
-            let id = match &meta.prefix {
-                Some(p) => chunk_id(doc_id, s.start, s.end, &format!("{config}\0{p}"), text),
-                None => chunk_id(doc_id, s.start, s.end, &config, text),
+            let text = &doc_text[s.start..s.end];
+            let id = match (&meta.prefix, meta.level) {
+                (None, None) => chunk_id(doc_id, s.start, s.end, &config, text),
+                (Some(p), None) => {
+                    chunk_id(doc_id, s.start, s.end, &format!("{config}\0{p}"), text)
+                }
+                (p, Some(level)) => {
+                    let p = p.as_deref().unwrap_or_default();
+                    let c = format!("{config}\0{p}\0level={level}");
+                    chunk_id(doc_id, s.start, s.end, &c, text)
+                }
             };
             Chunk {
                 id,
@@ -199,7 +232,19 @@ pub fn chunk_parsed_document<'a>(
                 meta,
             }
         })
-        .collect())
+        .collect();
+    for i in 0..chunks.len() {
+        let Some(p) = chunks[i].meta.parent_index else {
+            continue;
+        };
+        if p >= i {
+            return Err(crate::Error::Config(format!(
+                "{strategy}: chunk {i} names chunk {p} as its parent; a parent must come before its children"
+            )));
+        }
+        chunks[i].meta.parent_id = Some(chunks[p].id.clone());
+    }
+    Ok(chunks)
 }
 
 /// Turn spans into chunks (shared by strategies that post-process spans).

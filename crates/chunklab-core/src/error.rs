@@ -22,6 +22,9 @@ pub enum Error {
     /// The text is larger than one in-memory document can be (4 GiB); stream it in blocks.
     #[error("document of {0} bytes is larger than 4 GiB; split it or use the streaming reader")]
     TooLarge(usize),
+    /// The embedding model of a model-driven strategy (`semantic`, `cluster`) failed.
+    #[error("embedding failed: {0}")]
+    Embed(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -29,6 +29,7 @@ pub mod segment;
 pub mod sizer;
 pub mod strategies;
 pub mod text;
+pub mod text_embedder;
 pub mod validate;
 
 pub use chunk::{chunk_id, Chunk, ChunkMeta, Span};
@@ -38,3 +39,4 @@ pub use chunker::{
 pub use error::{Error, Result};
 pub use lang::Lang;
 pub use sizer::{CharSizer, Measure, Sizer, WordSizer};
+pub use text_embedder::TextEmbedder;

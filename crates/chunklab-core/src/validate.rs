@@ -5,6 +5,7 @@ use crate::chunk::{ChunkMeta, Span};
 use crate::document::ParsedDocument;
 use crate::sizer::Sizer;
 use crate::text::is_py_space;
+use crate::text_embedder::TextEmbedder;
 
 /// What [`check_spans`] should require.
 #[derive(Debug, Clone, Copy)]
@@ -142,14 +143,35 @@ pub fn check_all_strategies(
     sizer: std::sync::Arc<dyn Sizer>,
     size: usize,
 ) -> Result<(), String> {
+    check_all_strategies_with(text, sizer, size, None)
+}
+
+/// [`check_all_strategies`] with an embedder for the model-driven strategies (`semantic`,
+/// `cluster`), which are skipped when `embedder` is `None`. `hierarchical` is checked with
+/// [`check_hierarchy`] at levels derived from `size` (`size`, `size / 3`, `size / 9`).
+pub fn check_all_strategies_with(
+    text: &str,
+    sizer: std::sync::Arc<dyn Sizer>,
+    size: usize,
+    embedder: Option<std::sync::Arc<dyn TextEmbedder>>,
+) -> Result<(), String> {
     use crate::strategies::{build, catalog, Options};
     for info in catalog() {
+        if info.name == "hierarchical" {
+            check_hierarchical(text, None, sizer.clone(), size)?;
+            continue;
+        }
+        let model = needs_model(info.name);
+        if model && embedder.is_none() {
+            continue;
+        }
         let mut variants = vec![(
             Options {
                 strategy: info.name.to_string(),
                 size,
                 overlap: 0,
                 stride: Some(size),
+                embedder: embedder.clone(),
                 ..Options::default()
             },
             false,
@@ -158,7 +180,8 @@ pub fn check_all_strategies(
             "sentence" | "paragraph" => 1,
             _ => (size / 4).max(1),
         };
-        if overlap < size {
+        // The model-driven strategies have no overlap.
+        if overlap < size && !model {
             variants.push((
                 Options {
                     strategy: info.name.to_string(),
@@ -217,6 +240,13 @@ pub fn check_all_parsed(
 ) -> Result<(), String> {
     use crate::strategies::{build, catalog, Options};
     for info in catalog() {
+        if info.name == "hierarchical" {
+            check_hierarchical(&doc.text, Some(doc), sizer.clone(), size)?;
+            continue;
+        }
+        if needs_model(info.name) {
+            continue;
+        }
         let structured = matches!(info.name, "headings" | "elements");
         let mut variants = vec![Options {
             strategy: info.name.to_string(),
@@ -259,6 +289,137 @@ pub fn check_all_parsed(
                 return Err(format!("{}: output is not deterministic", chunker.config()));
             }
         }
+    }
+    Ok(())
+}
+
+/// Strategies that cannot be built without an embedder.
+fn needs_model(strategy: &str) -> bool {
+    matches!(strategy, "semantic" | "cluster")
+}
+
+/// Level limits for checking `hierarchical` at `size`: `size`, `size / 3`, `size / 9` while
+/// they are at least 1.
+fn hierarchy_levels(size: usize) -> Vec<usize> {
+    let mut levels = vec![size.max(1)];
+    while levels.len() < 3 {
+        let next = levels[levels.len() - 1] / 3;
+        if next == 0 {
+            break;
+        }
+        levels.push(next);
+    }
+    levels
+}
+
+/// Build `hierarchical` for `size`, chunk `text` (through `chunk_parsed` when `doc` is given),
+/// [`check_hierarchy`] the result and check determinism.
+fn check_hierarchical(
+    text: &str,
+    doc: Option<&ParsedDocument>,
+    sizer: std::sync::Arc<dyn Sizer>,
+    size: usize,
+) -> Result<(), String> {
+    use crate::strategies::{build, Options};
+    let levels = hierarchy_levels(size);
+    let opts = Options {
+        strategy: "hierarchical".into(),
+        levels: Some(levels.clone()),
+        ..Options::default()
+    };
+    let chunker = build(&opts, sizer.clone()).map_err(|e| format!("hierarchical: {e}"))?;
+    let run = || match doc {
+        Some(d) => chunker.chunk_parsed(d),
+        None => chunker.chunk_text(text),
+    };
+    let parts = match run() {
+        Ok(p) => p,
+        Err(crate::Error::TooSmall {
+            text: t,
+            offset,
+            units,
+            size: limit,
+        }) if units > limit
+            && sizer.count(&t) == units
+            && text.get(offset..offset + t.len()) == Some(t.as_str()) =>
+        {
+            return Ok(())
+        }
+        Err(e) => return Err(format!("{}: {e}", chunker.config())),
+    };
+    check_hierarchy(text, &parts, sizer.as_ref(), &levels)
+        .map_err(|e| format!("{}: {e}", chunker.config()))?;
+    if run().map_err(|e| e.to_string())? != parts {
+        return Err(format!("{}: output is not deterministic", chunker.config()));
+    }
+    Ok(())
+}
+
+/// Verify a hierarchical chunking (the output of `hierarchical`'s
+/// [`crate::Chunker::chunk_text`] or `chunk_parsed`): every chunk has a `level` below
+/// `levels.len()`; level-0 chunks have no parent and every other chunk's `parent_index` names an
+/// earlier chunk one level up whose span contains it; the chunks of each level on their own pass
+/// [`check_spans`] with that level's limit and no overlap (so each level covers the text, and the
+/// children of a parent cover the parent).
+///
+/// ```
+/// use chunklab_core::{validate::check_hierarchy, CharSizer, ChunkMeta, Span};
+/// let text = "ab cd";
+/// let top = ChunkMeta { level: Some(0), ..ChunkMeta::default() };
+/// let child = ChunkMeta { level: Some(1), parent_index: Some(0), ..ChunkMeta::default() };
+/// let parts = [(Span::new(0, 5, 5), top), (Span::new(0, 2, 2), child.clone()), (Span::new(3, 5, 2), child)];
+/// assert!(check_hierarchy(text, &parts, &CharSizer, &[5, 2]).is_ok());
+/// assert!(check_hierarchy(text, &parts[..2], &CharSizer, &[5, 2]).is_err()); // "cd" has no child
+/// ```
+pub fn check_hierarchy(
+    text: &str,
+    parts: &[(Span, ChunkMeta)],
+    sizer: &dyn Sizer,
+    levels: &[usize],
+) -> Result<(), String> {
+    let mut by_level: Vec<Vec<Span>> = vec![Vec::new(); levels.len()];
+    for (i, (s, meta)) in parts.iter().enumerate() {
+        let level = match meta.level {
+            Some(l) if (l as usize) < levels.len() => l as usize,
+            other => {
+                return Err(format!(
+                    "chunk {i} has level {other:?}; expected one of 0..{}",
+                    levels.len()
+                ))
+            }
+        };
+        match (level, meta.parent_index) {
+            (0, None) => {}
+            (0, Some(p)) => return Err(format!("top-level chunk {i} has a parent ({p})")),
+            (_, None) => return Err(format!("chunk {i} at level {level} has no parent")),
+            (_, Some(p)) => {
+                let Some((ps, pm)) = parts.get(p).filter(|_| p < i) else {
+                    return Err(format!(
+                        "chunk {i} names chunk {p} as its parent, which does not come before it"
+                    ));
+                };
+                if pm.level != Some(level as u32 - 1) {
+                    return Err(format!(
+                        "chunk {i} at level {level} has parent {p} at level {:?}",
+                        pm.level
+                    ));
+                }
+                if s.start < ps.start || s.end > ps.end {
+                    return Err(format!(
+                        "chunk {i} {}..{} is not inside its parent {p} {}..{}",
+                        s.start, s.end, ps.start, ps.end
+                    ));
+                }
+            }
+        }
+        by_level[level].push(*s);
+    }
+    for (level, spans) in by_level.iter().enumerate() {
+        let expect = Expect {
+            size: levels[level],
+            overlap: false,
+        };
+        check_spans(text, spans, sizer, expect).map_err(|e| format!("level {level}: {e}"))?;
     }
     Ok(())
 }

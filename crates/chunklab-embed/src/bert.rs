@@ -148,7 +148,9 @@ pub struct BertModel {
     word: WordTable,
     /// `max_position_embeddings x hidden`.
     position: Vec<f32>,
-    token_type0: Vec<f32>,
+    /// `type_vocab_size x hidden`: segment embeddings (row 0 for single texts, row 1 for the
+    /// second text of a pair).
+    token_types: Vec<f32>,
     emb_norm: Norm,
     layers: Vec<Layer>,
 }
@@ -192,6 +194,9 @@ impl BertModel {
         };
         if config.num_attention_heads == 0 || config.hidden_size % config.num_attention_heads != 0 {
             return Err("hidden_size is not a multiple of num_attention_heads".into());
+        }
+        if config.type_vocab_size == 0 {
+            return Err("type_vocab_size is 0 (the model needs at least one token type)".into());
         }
         let suffix = "embeddings.position_embeddings.weight";
         let prefix = tensors
@@ -298,7 +303,7 @@ impl BertModel {
                 "embeddings.position_embeddings.weight",
                 &[config.max_position_embeddings, h],
             )?,
-            token_type0: token_types[..h].to_vec(),
+            token_types,
             emb_norm: norm("embeddings.LayerNorm")?,
             layers,
             config,
@@ -314,9 +319,34 @@ impl BertModel {
     /// their lengths. Returns `ids.len() x hidden` floats, row-major. Every length must be at
     /// most [`BertConfig::max_sequence`].
     pub fn forward(&self, ids: &[u32], lens: &[usize]) -> Result<Vec<f32>> {
+        self.forward_typed(ids, None, lens)
+    }
+
+    /// [`BertModel::forward`] with a token type (segment) id per token, as for sentence pairs:
+    /// `type_ids` is parallel to `ids` (0 for the first text, 1 for the second); `None` means
+    /// all 0. Every type id must be below `type_vocab_size`.
+    pub fn forward_typed(
+        &self,
+        ids: &[u32],
+        type_ids: Option<&[u32]>,
+        lens: &[usize],
+    ) -> Result<Vec<f32>> {
         let n = ids.len();
         if lens.iter().sum::<usize>() != n {
             return Err(Error::Tokenizer("sequence lengths do not add up".into()));
+        }
+        if let Some(types) = type_ids {
+            if types.len() != n {
+                return Err(Error::Tokenizer(
+                    "token type ids and token ids differ in length".into(),
+                ));
+            }
+            let limit = self.config.type_vocab_size as u32;
+            if types.iter().any(|&t| t >= limit) {
+                return Err(Error::Tokenizer(format!(
+                    "token type id outside the model's {limit} token types (tokenizer and model do not match)"
+                )));
+            }
         }
         let max_seq = self.config.max_sequence();
         if let Some(&too_long) = lens.iter().find(|&&l| l > max_seq) {
@@ -339,8 +369,10 @@ impl BertModel {
         for &len in lens {
             for p in 0..len {
                 let pos = &self.position[(p + offset) * h..(p + offset + 1) * h];
+                let t = type_ids.map_or(0, |types| types[row] as usize);
+                let segment = &self.token_types[t * h..(t + 1) * h];
                 let r = &mut x[row * h..(row + 1) * h];
-                for ((v, a), b) in r.iter_mut().zip(pos).zip(&self.token_type0) {
+                for ((v, a), b) in r.iter_mut().zip(pos).zip(segment) {
                     *v += a + b;
                 }
                 row += 1;

@@ -176,10 +176,15 @@ impl BertEmbedder {
         Ok(out)
     }
 
-    /// Full (untruncated) encoding of `prefix + text` and the content tokens' spans in `text`:
-    /// `(token index in the encoding, byte span in text)`.
+    /// Full (untruncated) encoding of `passage prefix + text` and the content tokens' spans
+    /// in `text`: `(token index in the encoding, byte span in text)`.
     fn content_tokens(&self, text: &str) -> Result<(Encoding, Vec<ContentToken>)> {
-        let prefix = &self.settings.passage_prefix;
+        self.content_tokens_for(text, Role::Passage)
+    }
+
+    /// [`BertEmbedder::content_tokens`] with the prefix of `role`.
+    fn content_tokens_for(&self, text: &str, role: Role) -> Result<(Encoding, Vec<ContentToken>)> {
+        let prefix = self.prefix(role);
         let input = format!("{prefix}{text}");
         let enc = encode(&self.full, &input, true)?;
         let p = prefix.len();
@@ -272,6 +277,97 @@ impl Embedder for BertEmbedder {
             spans,
             vectors,
         })
+    }
+
+    fn token_vectors_batch(&self, texts: &[&str], role: Role) -> Result<Vec<TokenVectors>> {
+        let dim = self.dim();
+        let mut out: Vec<TokenVectors> = texts
+            .iter()
+            .map(|_| TokenVectors {
+                dim,
+                spans: Vec::new(),
+                vectors: Vec::new(),
+            })
+            .collect();
+        let windows = self.windows(texts, role)?;
+        // Windows stay in text order, so each text's tokens are appended in order.
+        for batch in windows.chunks(self.settings.batch_size) {
+            let lens: Vec<usize> = batch.iter().map(|w| w.ids.len()).collect();
+            let ids: Vec<u32> = batch.iter().flat_map(|w| w.ids.iter().copied()).collect();
+            let hidden = self.model.forward(&ids, &lens)?;
+            let mut row0 = 0;
+            for w in batch {
+                let tv = &mut out[w.text];
+                for (i, span) in &w.tokens {
+                    let r = row0 + i;
+                    tv.vectors
+                        .extend_from_slice(&hidden[r * dim..(r + 1) * dim]);
+                    tv.spans.push(span.clone());
+                }
+                row0 += w.ids.len();
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// One forward-pass input of [`BertEmbedder::token_vectors_batch`]: a window of one text.
+struct Window {
+    /// Index of the text in the input.
+    text: usize,
+    /// Token ids: special and prefix tokens around the window's part of the text.
+    ids: Vec<u32>,
+    /// `(row in ids, byte span in the text)` of the window's content tokens.
+    tokens: Vec<ContentToken>,
+}
+
+impl BertEmbedder {
+    /// Split the full encoding of every text into windows that fit the context (see
+    /// [`Embedder::token_vectors_batch`]).
+    fn windows(&self, texts: &[&str], role: Role) -> Result<Vec<Window>> {
+        let mut windows = Vec::new();
+        for (t, text) in texts.iter().enumerate() {
+            let (enc, tokens) = self.content_tokens_for(text, role)?;
+            let (Some(first), Some(last)) = (tokens.first(), tokens.last()) else {
+                continue;
+            };
+            let ids = enc.get_ids();
+            // Head: [CLS] and the prefix; tail: [SEP]. Every window repeats both.
+            let (head, tail) = (&ids[..first.0], &ids[last.0 + 1..]);
+            let capacity = self
+                .settings
+                .max_tokens
+                .saturating_sub(head.len() + tail.len());
+            if capacity == 0 {
+                return Err(Error::TooLong {
+                    tokens: tokens.len(),
+                    limit: 0,
+                });
+            }
+            let mut rest = tokens.as_slice();
+            let mut start = first.0;
+            while start <= last.0 {
+                let end = (start + capacity).min(last.0 + 1);
+                let n = rest.iter().take_while(|(i, _)| *i < end).count();
+                let (inside, after) = rest.split_at(n);
+                let mut window = Vec::with_capacity(head.len() + (end - start) + tail.len());
+                window.extend_from_slice(head);
+                window.extend_from_slice(&ids[start..end]);
+                window.extend_from_slice(tail);
+                let shift = head.len();
+                windows.push(Window {
+                    text: t,
+                    ids: window,
+                    tokens: inside
+                        .iter()
+                        .map(|(i, span)| (i - start + shift, span.clone()))
+                        .collect(),
+                });
+                rest = after;
+                start = end;
+            }
+        }
+        Ok(windows)
     }
 }
 

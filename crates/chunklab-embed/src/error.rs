@@ -59,6 +59,20 @@ pub enum Error {
     /// `token_vectors` got a text with more tokens than the model's context; window it first.
     #[error("text has {tokens} tokens but the model takes at most {limit} per call; split the text into windows (late chunking does this)")]
     TooLong { tokens: usize, limit: usize },
+    /// Late chunking got settings or chunk spans it cannot use.
+    #[error("late chunking: {0}")]
+    Late(String),
+    /// A reranker spec that is neither `maxsim` nor a cross-encoder directory.
+    #[error("unknown reranker {spec:?}: use `maxsim` (late interaction over the embedding model's token vectors) or a local cross-encoder directory with config.json + tokenizer.json + model.safetensors (for example cross-encoder/ms-marco-MiniLM-L-6-v2 saved with save_pretrained){detail}")]
+    UnknownReranker { spec: String, detail: String },
+    /// The `maxsim` reranker was asked for without an embedding model to take token vectors from.
+    #[error("the maxsim reranker needs an embedding model (the one the index was built with); pass one, or use a cross-encoder directory instead")]
+    RerankerNeedsEmbedder,
+    /// A query with no tokens (empty or whitespace only) cannot be scored.
+    #[error(
+        "the query is empty (no tokens after tokenization); give a query with at least one word"
+    )]
+    EmptyQuery,
     /// The tensor runtime failed (shape mismatch, out of memory ...).
     #[error("inference: {0}")]
     Candle(#[from] candle_core::Error),

@@ -16,16 +16,24 @@
 //! ```
 
 mod bert;
+mod core_adapter;
+mod cross_encoder;
 mod e5q4;
 mod embedder;
 mod error;
 pub mod fetch;
 mod gelu;
+mod late;
 pub mod registry;
+mod rerank;
 
 pub use bert::{BertConfig, BertModel};
+pub use core_adapter::CoreEmbedder;
+pub use cross_encoder::CrossEncoder;
 pub use embedder::{BertEmbedder, EmbedSettings, Pooling};
 pub use error::{Error, Result};
+pub use late::{late_embeddings, LateChunker, LateEmbeddings, LateOptions};
+pub use rerank::{load_reranker, MaxSim, Reranker};
 
 use registry::{KnownModel, ModelKind};
 use std::ops::Range;
@@ -120,6 +128,18 @@ pub trait Embedder: Send + Sync {
     /// [`Error::TooLong`] when `text` has more than [`Embedder::token_capacity`] tokens: the
     /// caller windows long texts (see [`Embedder::token_spans`]).
     fn token_vectors(&self, text: &str) -> Result<TokenVectors>;
+
+    /// Per-token vectors of several texts for `role`, with the forward passes batched across
+    /// texts. The role's prefix is added as in [`Embedder::embed`] (e5: `"query: "` /
+    /// `"passage: "`) and its tokens left out of the result, like the special tokens.
+    ///
+    /// Nothing is truncated: a text with more tokens than fit the context is split into
+    /// consecutive, non-overlapping windows that each fit (each run with the special tokens and
+    /// the prefix), and the windows' tokens are concatenated, so the result covers every token
+    /// of the text in order. A text without tokens (empty, whitespace) gets an empty
+    /// [`TokenVectors`]. For a passage within [`Embedder::token_capacity`] the result is
+    /// [`Embedder::token_vectors`] (up to float rounding of the batched matrix products).
+    fn token_vectors_batch(&self, texts: &[&str], role: Role) -> Result<Vec<TokenVectors>>;
 }
 
 /// How [`load`] finds a model.
@@ -151,6 +171,20 @@ pub fn load(spec: &str, opts: &LoadOptions) -> Result<Box<dyn Embedder>> {
         spec: spec.to_string(),
         known: registry::names(),
     })
+}
+
+/// The directory [`load`] reads `spec` from (where its `tokenizer.json` is), without loading or
+/// verifying anything; `None` when the spec names no known model, directory or hub snapshot.
+pub fn model_dir(spec: &str, opts: &LoadOptions) -> Option<PathBuf> {
+    if let Some(model) = registry::find(spec) {
+        let home = opts.home.clone().unwrap_or_else(fetch::home_dir);
+        return Some(fetch::model_dir(&home, model.name));
+    }
+    let path = Path::new(spec);
+    if path.is_dir() {
+        return Some(path.to_path_buf());
+    }
+    hub_snapshot(spec)
 }
 
 /// The verified directory of a known model, fetching it first when allowed.

@@ -1,25 +1,32 @@
 //! Chunking strategies, one per file, and [`build`] which turns command-line style [`Options`]
 //! into a boxed [`Chunker`]. [`catalog`] describes every strategy and its parameters.
 
+mod cluster;
 mod code;
 mod elements;
 mod fixed;
+mod groups;
 mod headings;
+mod hierarchical;
 mod pack;
 mod paragraph;
 mod recursive;
+mod semantic;
 mod sentence;
 mod separators;
 mod sliding;
 mod structured;
 pub(crate) mod window;
 
+pub use cluster::Cluster;
 pub use code::Code;
 pub use elements::Elements;
 pub use fixed::Fixed;
 pub use headings::Headings;
+pub use hierarchical::Hierarchical;
 pub use paragraph::Paragraph;
 pub use recursive::{Recursive, LANGCHAIN_SEPARATORS};
+pub use semantic::{Breakpoint, Semantic};
 pub use sentence::Sentence;
 pub use sliding::Sliding;
 
@@ -27,6 +34,7 @@ use crate::chunker::Chunker;
 use crate::error::{config_err, Result};
 use crate::lang::Lang;
 use crate::sizer::Sizer;
+use crate::text_embedder::TextEmbedder;
 use std::sync::Arc;
 
 /// Output compatibility mode.
@@ -75,6 +83,23 @@ pub struct Options {
     pub max_level: usize,
     /// `headings`/`elements`: put the heading path into each chunk's prefix (counted in the size).
     pub title_prefix: bool,
+    /// The model `semantic` and `cluster` embed with (required by them, unused by the others).
+    pub embedder: Option<Arc<dyn TextEmbedder>>,
+    /// `semantic`: how a distance between neighbouring sentences becomes a breakpoint.
+    pub breakpoint: Breakpoint,
+    /// `semantic`: the breakpoint threshold amount (default per method: percentile 95, stddev 3,
+    /// interquartile 1.5, gradient 95).
+    pub breakpoint_amount: Option<f64>,
+    /// `semantic`: sentences on each side joined to a sentence before embedding it (1 = a
+    /// window of 3 sentences, like LangChain's `buffer_size`).
+    pub buffer: usize,
+    /// `semantic`: groups smaller than this (in the sizer's units) are merged into a neighbour
+    /// while the size limit holds (default: none).
+    pub min_size: Option<usize>,
+    /// `cluster`: size of the small pieces that are embedded and grouped (default 50 units).
+    pub piece_size: Option<usize>,
+    /// `hierarchical`: the limit of each level, largest first (default 2048, 512, 128).
+    pub levels: Option<Vec<usize>>,
 }
 
 impl Default for Options {
@@ -91,6 +116,13 @@ impl Default for Options {
             keep_separator: KeepSeparator::Start,
             max_level: 6,
             title_prefix: false,
+            embedder: None,
+            breakpoint: Breakpoint::Percentile,
+            breakpoint_amount: None,
+            buffer: 1,
+            min_size: None,
+            piece_size: None,
+            levels: None,
         }
     }
 }
@@ -139,6 +171,28 @@ pub fn build(opts: &Options, sizer: Arc<dyn Sizer>) -> Result<Box<dyn Chunker>> 
             opts.max_level,
             opts.title_prefix,
         )?),
+        "semantic" => Box::new(
+            Semantic::new(sizer, opts.size, model_for(opts)?, opts.lang)?
+                .with_breakpoint(opts.breakpoint, opts.breakpoint_amount)?
+                .with_buffer(opts.buffer)?
+                .with_min_size(opts.min_size)?,
+        ),
+        "cluster" => Box::new(Cluster::new(
+            sizer,
+            opts.size,
+            opts.piece_size.unwrap_or_else(|| {
+                DEFAULT_PIECE_SIZE
+                    .max(opts.size.div_ceil(256))
+                    .min(opts.size)
+            }),
+            model_for(opts)?,
+        )?),
+        "hierarchical" => Box::new(Hierarchical::new(
+            sizer,
+            opts.levels
+                .clone()
+                .unwrap_or_else(|| DEFAULT_LEVELS.to_vec()),
+        )?),
         other => {
             let known: Vec<_> = catalog().iter().map(|s| s.name).collect();
             return config_err(format!(
@@ -147,6 +201,24 @@ pub fn build(opts: &Options, sizer: Arc<dyn Sizer>) -> Result<Box<dyn Chunker>> 
             ));
         }
     })
+}
+
+/// `cluster`: default size of the pieces that are embedded and grouped (Chroma's 50 tokens;
+/// the size limit when that is smaller, `size / 256` when that is larger).
+pub const DEFAULT_PIECE_SIZE: usize = 50;
+
+/// `hierarchical`: default limits of the levels, largest first.
+pub const DEFAULT_LEVELS: [usize; 3] = [2048, 512, 128];
+
+/// The embedder a model-driven strategy needs, or the error that says how to give one.
+fn model_for(opts: &Options) -> Result<Arc<dyn TextEmbedder>> {
+    match &opts.embedder {
+        Some(e) => Ok(e.clone()),
+        None => config_err(format!(
+            "--strategy {} needs --model (minilm, e5-small or a model directory)",
+            opts.strategy
+        )),
+    }
 }
 
 /// One parameter of a strategy, for `chunklab strategies`.
@@ -178,6 +250,17 @@ const UNIT: ParamInfo = p(
     "--unit",
     "chars",
     "chars | words | tokens (tokens: --tokenizer cl100k | o200k | PATH/tokenizer.json)",
+);
+
+const MODEL: ParamInfo = p(
+    "--model",
+    "required",
+    "minilm | e5-small | model directory | hub id (--fetch: fetch if missing)",
+);
+const MODEL_UNIT: ParamInfo = p(
+    "--unit",
+    "model tokens",
+    "chars | words | tokens; default: tokens of the model's tokenizer",
 );
 
 const LANG: ParamInfo = p(
@@ -310,6 +393,75 @@ pub fn catalog() -> Vec<StrategyInfo> {
                     "prefix chunks inside an opened class/impl/module with its header line(s) \
                      (counted in --size)",
                 ),
+            ],
+        },
+        StrategyInfo {
+            name: "semantic",
+            summary: "sentences embedded with a model, cut where neighbours' meaning changes \
+                      (LangChain SemanticChunker breakpoints); big groups split recursively, \
+                      small ones merged",
+            params: vec![
+                p(
+                    "--size",
+                    "1000",
+                    "hard maximum per chunk, in --unit (alias --max-size)",
+                ),
+                MODEL_UNIT,
+                MODEL,
+                p(
+                    "--breakpoint",
+                    "percentile",
+                    "percentile | stddev | interquartile | gradient",
+                ),
+                p(
+                    "--percentile",
+                    "95",
+                    "percentile, gradient: break above this percentile of the distances",
+                ),
+                p(
+                    "--threshold",
+                    "3 | 1.5",
+                    "stddev: mean + N std devs (3); interquartile: mean + N IQRs (1.5)",
+                ),
+                p(
+                    "--buffer",
+                    "1",
+                    "sentences on each side embedded with a sentence",
+                ),
+                p(
+                    "--min-size",
+                    "none",
+                    "merge smaller groups into their most similar neighbour while --size holds",
+                ),
+                LANG,
+            ],
+        },
+        StrategyInfo {
+            name: "cluster",
+            summary: "small pieces embedded with a model and grouped by dynamic programming to \
+                      maximise within-chunk similarity (Chroma ClusterSemanticChunker)",
+            params: vec![
+                SIZE,
+                MODEL_UNIT,
+                MODEL,
+                p(
+                    "--piece-size",
+                    "50",
+                    "size of the pieces that are grouped, in --unit (<= --size)",
+                ),
+            ],
+        },
+        StrategyInfo {
+            name: "hierarchical",
+            summary: "parent/child levels: each level cut recursively inside its parent; every \
+                      chunk has level and parent_id; all levels output, parents first",
+            params: vec![
+                p(
+                    "--levels",
+                    "2048,512,128",
+                    "size limit of each level, largest first, in --unit (replaces --size)",
+                ),
+                UNIT,
             ],
         },
     ]

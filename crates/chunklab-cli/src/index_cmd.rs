@@ -1,0 +1,351 @@
+//! `chunklab index`: chunk, embed and index files into an on-disk index, incrementally.
+//!
+//! Inputs are read and chunked exactly as `chunklab chunk` does (same flags, same pipeline). Each
+//! file's BLAKE3 content hash (with its access groups) is compared with the index: unchanged
+//! files are skipped, changed ones re-chunked and re-embedded, files that are gone are removed.
+//! Documents are committed in batches, so an interrupted run keeps every batch it finished and
+//! the next run picks up the rest.
+
+use crate::chunk_cmd::{self, ChunkingArgs, Pipeline, Prepared};
+use crate::input::{self, Input, Skip};
+use anyhow::{bail, Context, Result};
+use chunklab_core::Lang;
+use chunklab_embed::{Embedder, LoadOptions, Role};
+use chunklab_index::{IndexWriter, NewChunk, NewDocument, Settings};
+use globset::{Glob, GlobMatcher};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashSet};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The embedding model when `--model` is not given.
+pub const DEFAULT_MODEL: &str = "minilm";
+
+#[derive(clap::Args, Debug)]
+pub struct IndexArgs {
+    /// Files and directories to index (directories are walked like `chunklab chunk` does).
+    /// Files indexed before and not found under these paths now are removed from the index.
+    #[arg(required = true)]
+    paths: Vec<String>,
+    /// Index directory (created when missing).
+    #[arg(long)]
+    index: PathBuf,
+    #[command(flatten)]
+    chunking: ChunkingArgs,
+    /// Access group for documents whose path matches GLOB: `--acl 'besluiten/**=team-a'`
+    /// (repeatable; a document gets every group whose glob matches; searched with
+    /// `--filter acl=GROUP`).
+    #[arg(long, value_name = "GLOB=GROUP")]
+    acl: Vec<String>,
+    /// Custom metadata field for documents whose path matches GLOB:
+    /// `--meta 'besluiten/**=type:besluit'` (searched with `--filter type=besluit`).
+    #[arg(long, value_name = "GLOB=FIELD:VALUE")]
+    meta: Vec<String>,
+    /// Empty the index and index everything again (needed after changing chunking options or
+    /// the model).
+    #[arg(long)]
+    rebuild: bool,
+    /// Documents per commit: a crash keeps every finished commit.
+    #[arg(long, default_value_t = 32)]
+    commit_every: usize,
+    /// No progress bar and no summary on stderr.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// A glob over document ids / sources with what it assigns.
+struct Rule<T> {
+    glob: GlobMatcher,
+    value: T,
+}
+
+fn rules<T>(
+    specs: &[String],
+    flag: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Vec<Rule<T>>> {
+    specs
+        .iter()
+        .map(|s| {
+            let (glob, value) = s
+                .rsplit_once('=')
+                .filter(|(g, v)| !g.is_empty() && !v.is_empty())
+                .with_context(|| format!("{flag} `{s}` is not GLOB=VALUE"))?;
+            let value =
+                parse(value).with_context(|| format!("{flag} `{s}`: bad value `{value}`"))?;
+            let glob = Glob::new(glob)
+                .with_context(|| format!("{flag} `{s}`: invalid glob"))?
+                .compile_matcher();
+            Ok(Rule { glob, value })
+        })
+        .collect()
+}
+
+/// A document to (re)index, after hashing and before chunking.
+struct Todo {
+    input: Input,
+    hash: String,
+    acl: Vec<String>,
+    fields: BTreeMap<String, String>,
+    update: bool,
+}
+
+/// A chunked document, ready to embed.
+struct Chunked {
+    doc: NewDocument,
+    embed_texts: Vec<String>,
+    warnings: Vec<String>,
+}
+
+/// The settings an index records for these options.
+pub fn settings(
+    a: &ChunkingArgs,
+    p: &Pipeline,
+    model_spec: &str,
+    model: &dyn Embedder,
+) -> Result<Settings> {
+    let lang: Lang = a.lang.parse().map_err(anyhow::Error::msg)?;
+    Ok(Settings {
+        chunker: p.chunker.config(),
+        reading: format!(
+            "parser={} encoding={} lossy={}",
+            a.parser.as_deref().unwrap_or("auto"),
+            a.encoding.as_deref().unwrap_or("utf-8"),
+            a.lossy
+        ),
+        unit: p.unit_name.clone(),
+        tokenizer: a.tokenizer.clone(),
+        model: model_spec.to_string(),
+        dim: model.dim(),
+        model_max_tokens: model.max_tokens(),
+        lang: lang.code().to_string(),
+    })
+}
+
+pub fn run(a: IndexArgs) -> Result<ExitCode> {
+    let started = Instant::now();
+    let acl_rules = rules(&a.acl, "--acl", |v| Some(v.to_string()))?;
+    let meta_rules = rules(&a.meta, "--meta", |v| {
+        v.split_once(':')
+            .filter(|(f, v)| !f.is_empty() && !v.is_empty())
+            .map(|(f, v)| (f.to_string(), v.to_string()))
+    })?;
+    for r in &meta_rules {
+        if chunklab_index::filter::BUILTIN_FIELDS.contains(&r.value.0.as_str()) {
+            bail!(
+                "--meta field `{}` is a built-in filter field; choose another name",
+                r.value.0
+            );
+        }
+    }
+    let pipeline = a.chunking.pipeline()?;
+    let model_spec = a
+        .chunking
+        .model
+        .clone()
+        .unwrap_or_else(|| DEFAULT_MODEL.to_string());
+    let model: Arc<dyn Embedder> = match &pipeline.model {
+        Some(m) => m.clone(),
+        None => chunklab_embed::load(
+            &model_spec,
+            &LoadOptions {
+                fetch: a.chunking.fetch,
+                home: None,
+            },
+        )
+        .with_context(|| format!("embedding model {model_spec}"))?
+        .into(),
+    };
+    let settings = settings(&a.chunking, &pipeline, &model_spec, model.as_ref())?;
+    let inputs = input::collect(&a.paths, &pipeline.filters)?;
+    if inputs.iter().any(|i| matches!(i, Input::Stdin)) {
+        bail!("chunklab index reads files and directories, not stdin (`-`)");
+    }
+    let mut writer = IndexWriter::open(&a.index, settings, a.rebuild)?;
+
+    // Decide what to do with every input: hash it and compare with the index.
+    let hashed: Vec<(Input, Result<String, String>)> = inputs
+        .par_iter()
+        .map(|inp| {
+            let hash = std::fs::read(inp.path())
+                .map(|bytes| blake3::hash(&bytes).to_hex().to_string())
+                .map_err(|e| format!("{}: {e}", inp.source()));
+            (inp.clone(), hash)
+        })
+        .collect();
+    let mut todo = Vec::new();
+    let mut seen = HashSet::new();
+    let (mut unchanged, mut failed, mut skipped) = (0usize, 0usize, 0usize);
+    for (inp, h) in hashed {
+        let doc_id = inp.doc_id().to_string();
+        if !seen.insert(doc_id.clone()) {
+            eprintln!(
+                "warning: {}: document id `{doc_id}` given twice; indexed once",
+                inp.source()
+            );
+            continue;
+        }
+        // An unreadable file keeps what the index has of it.
+        let file_hash = match h {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        let matches = |g: &GlobMatcher| g.is_match(&doc_id) || g.is_match(inp.path());
+        let acl: Vec<String> = acl_rules
+            .iter()
+            .filter(|r| matches(&r.glob))
+            .map(|r| r.value.clone())
+            .collect();
+        let fields: BTreeMap<String, String> = meta_rules
+            .iter()
+            .filter(|r| matches(&r.glob))
+            .map(|r| r.value.clone())
+            .collect();
+        let hash = format!("{file_hash} acl={acl:?} meta={fields:?}");
+        match writer.document(&doc_id) {
+            Some(d) if d.hash == hash => unchanged += 1,
+            existing => todo.push(Todo {
+                update: existing.is_some(),
+                input: inp,
+                hash,
+                acl,
+                fields,
+            }),
+        }
+    }
+    let mut removed = 0usize;
+    for doc_id in writer.doc_ids() {
+        if !seen.contains(&doc_id) {
+            writer.remove_document(&doc_id)?;
+            removed += 1;
+        }
+    }
+
+    let show = !a.quiet && std::io::stderr().is_terminal();
+    let progress = show.then(|| {
+        let pb = indicatif::ProgressBar::new(todo.len() as u64);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} docs {msg} [{elapsed_precise}, eta {eta}]",
+            )
+            .expect("valid template"),
+        );
+        pb
+    });
+    let warn = |msg: String| match &progress {
+        Some(pb) => pb.println(msg),
+        None => eprintln!("{msg}"),
+    };
+    let (mut added, mut updated, mut chunks_total) = (0usize, 0usize, 0usize);
+    let batch = a.commit_every.max(1);
+    for group in todo.chunks(batch) {
+        let chunked: Vec<Result<Chunked, Skip>> =
+            group.par_iter().map(|t| chunk_one(t, &pipeline)).collect();
+        let mut ready = Vec::new();
+        for (t, c) in group.iter().zip(chunked) {
+            match c {
+                Ok(c) => {
+                    for w in &c.warnings {
+                        warn(format!("warning: {}: {w}", t.input.source()));
+                    }
+                    ready.push((t, c));
+                }
+                Err(Skip::Binary) => {
+                    skipped += 1;
+                    warn(format!(
+                        "warning: {}: binary file skipped",
+                        t.input.source()
+                    ));
+                }
+                Err(Skip::Error(e)) => {
+                    failed += 1;
+                    warn(format!("error: {e:#}"));
+                }
+            }
+        }
+        // One embedding call for the whole batch: the model batches by length across documents.
+        let texts: Vec<&str> = ready
+            .iter()
+            .flat_map(|(_, c)| c.embed_texts.iter().map(String::as_str))
+            .collect();
+        let mut vectors = model
+            .embed(&texts, Role::Passage)
+            .with_context(|| format!("embedding with {model_spec}"))?
+            .into_iter();
+        for (t, mut c) in ready {
+            for chunk in &mut c.doc.chunks {
+                chunk.vector = vectors.next().expect("one vector per text");
+            }
+            chunks_total += c.doc.chunks.len();
+            writer.add_document(c.doc)?;
+            if t.update {
+                updated += 1;
+            } else {
+                added += 1;
+            }
+        }
+        writer.commit()?;
+        if let Some(pb) = &progress {
+            pb.inc(group.len() as u64);
+            pb.set_message(format!("{chunks_total} chunks"));
+        }
+    }
+    let stats = writer.finish()?;
+    let _ = stats;
+    if let Some(pb) = &progress {
+        pb.finish_and_clear();
+    }
+    if !a.quiet {
+        let m = chunklab_index::Manifest::read(&a.index)?;
+        eprintln!(
+            "indexed {}: {added} added, {updated} updated, {removed} removed, {unchanged} unchanged{}{}; {chunks_total} chunks embedded with {model_spec} in {:.2} s; the index holds {} documents, {} chunks",
+            a.index.display(),
+            if skipped > 0 { format!(", {skipped} binary skipped") } else { String::new() },
+            if failed > 0 { format!(", {failed} FAILED") } else { String::new() },
+            started.elapsed().as_secs_f64(),
+            m.documents,
+            m.chunks,
+        );
+    }
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Read, parse and chunk one document exactly as `chunklab chunk` does.
+fn chunk_one(t: &Todo, p: &Pipeline) -> Result<Chunked, Skip> {
+    let prepared = chunk_cmd::prepare(&t.input, p.chunker.as_ref(), &p.reading, false)?;
+    let source = t.input.source();
+    let chunks = chunk_cmd::chunks(&t.input, &source, &prepared, p.chunker.as_ref())?;
+    let (text, warnings) = match &prepared {
+        Prepared::Parsed(doc, w) => (doc.text.as_str(), w.clone()),
+        Prepared::Plain(text) => (text.as_str(), Vec::new()),
+    };
+    let embed_texts = chunks.iter().map(|c| c.meta.embed_text(c.text)).collect();
+    let new_chunks = chunks
+        .iter()
+        .map(|c| NewChunk::from_chunk(c, Vec::new()))
+        .collect();
+    Ok(Chunked {
+        doc: NewDocument {
+            doc_id: t.input.doc_id().to_string(),
+            source: source.clone(),
+            hash: t.hash.clone(),
+            text: text.to_string(),
+            acl: t.acl.clone(),
+            fields: t.fields.clone(),
+            chunks: new_chunks,
+        },
+        embed_texts,
+        warnings,
+    })
+}

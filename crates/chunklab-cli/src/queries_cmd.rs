@@ -1,0 +1,69 @@
+//! `chunklab queries generate CORPUS --llm SPEC --n N`: synthetic evaluation queries whose
+//! supporting excerpts are found verbatim in the documents, as JSONL on stdout.
+
+use crate::context::ContextArgs;
+use crate::input::{self, Decoding, Filters};
+use anyhow::{Context as _, Result};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// `queries` subcommands.
+#[derive(clap::Subcommand)]
+pub enum QueriesCmd {
+    /// Ask a language model for questions with the exact supporting excerpt; keep those whose
+    /// excerpt is found verbatim; write {"id","query","relevant_docs","relevant_spans"} JSONL.
+    Generate(GenerateArgs),
+}
+
+#[derive(clap::Args)]
+pub struct GenerateArgs {
+    /// Files and directories of the corpus.
+    #[arg(required = true)]
+    pub paths: Vec<String>,
+    /// Queries to ask for (fewer are written when excerpts are not found verbatim).
+    #[arg(long, short = 'n', default_value_t = 100)]
+    pub n: usize,
+    /// Fetch a known local model that is not installed yet.
+    #[arg(long)]
+    pub fetch: bool,
+    #[command(flatten)]
+    pub llm: ContextArgs,
+}
+
+pub fn run(cmd: QueriesCmd) -> Result<ExitCode> {
+    let QueriesCmd::Generate(a) = cmd;
+    let llm = a.llm.open_llm(a.fetch)?.context(
+        "queries generate needs --llm (local:smollm2, openai:BASE_URL#MODEL or anthropic:MODEL)",
+    )?;
+    let inputs = input::collect(&a.paths, &Filters::new(&[], &[])?)?;
+    let decoding = Decoding::new(None, false)?;
+    let mut docs = Vec::new();
+    for inp in &inputs {
+        let raw = match input::read(inp) {
+            Ok(r) => r,
+            Err(_) => {
+                eprintln!("warning: {}: skipped (unreadable or binary)", inp.source());
+                continue;
+            }
+        };
+        match input::decode(&inp.source(), raw, &decoding) {
+            Ok(t) => docs.push((inp.doc_id().to_string(), t.as_str().to_string())),
+            Err(_) => eprintln!("warning: {}: skipped (not text)", inp.source()),
+        }
+    }
+    let (queries, stats) = chunklab_llm::queries::generate(llm.as_ref(), &docs, a.n)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for q in &queries {
+        writeln!(out, "{}", q.to_json()).context("cannot write output")?;
+    }
+    out.flush().context("cannot write output")?;
+    eprintln!(
+        "queries: {} kept, {} dropped (excerpt not found verbatim), {} dropped (malformed answer); {}: {}",
+        stats.kept,
+        stats.not_found,
+        stats.malformed,
+        chunklab_llm::full_name(llm.as_ref()),
+        llm.usage()
+    );
+    Ok(ExitCode::SUCCESS)
+}

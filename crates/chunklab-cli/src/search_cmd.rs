@@ -1,0 +1,299 @@
+//! `chunklab search`: query an index built by `chunklab index` — dense, BM25 or hybrid (RRF),
+//! optional reranking (MaxSim over the index's model, or a cross-encoder directory), metadata
+//! filters inside the search, and result shaping; human-readable or `--json` output.
+
+use anyhow::{bail, Context, Result};
+use chunklab_embed::{Embedder, LoadOptions, Reranker, Role};
+use chunklab_index::{bm25, Hit, Index, Mode, Query};
+use serde_json::json;
+use std::io::{IsTerminal, Write};
+use std::ops::Range;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct SearchArgs {
+    /// The query.
+    query: String,
+    /// Index directory (built by `chunklab index`).
+    #[arg(long)]
+    index: PathBuf,
+    /// Retrieval: dense, bm25 or hybrid (both, fused with reciprocal rank fusion).
+    #[arg(long, default_value = "hybrid")]
+    mode: String,
+    /// Number of results.
+    #[arg(long, short = 'k', default_value_t = 10)]
+    k: usize,
+    /// Rerank the top --rerank-top candidates: `maxsim` (late interaction over the index's
+    /// embedding model, the default) or a cross-encoder model directory.
+    #[arg(long, num_args = 0..=1, default_missing_value = "maxsim", value_name = "maxsim|DIR")]
+    rerank: Option<String>,
+    /// Candidates the reranker scores.
+    #[arg(long, default_value_t = 50)]
+    rerank_top: usize,
+    /// Metadata filter, inside the search: `source=GLOB`, `acl=GROUP`, `FIELD=VALUE` (kind,
+    /// language, lang, level, page, heading, symbol, doc_id, or a --meta field). Repeat a field
+    /// for alternatives; different fields must all match.
+    #[arg(long, value_name = "FIELD=VALUE")]
+    filter: Vec<String>,
+    /// One result per document (its best chunk).
+    #[arg(long)]
+    docs: bool,
+    /// Merge overlapping or adjacent chunks of a document into one result.
+    #[arg(long)]
+    merge: bool,
+    /// Hierarchical chunks: retrieve the small chunks, return their parents.
+    #[arg(long)]
+    small_to_big: bool,
+    /// Hierarchical chunks: when enough children of a parent are retrieved, return the parent.
+    #[arg(long)]
+    auto_merge: bool,
+    /// Fraction of a parent's children that must be retrieved for --auto-merge.
+    #[arg(long, default_value_t = 0.5)]
+    merge_threshold: f32,
+    /// RRF constant k.
+    #[arg(long, default_value_t = 60.0)]
+    rrf_k: f32,
+    /// Weight of BM25 in hybrid fusion.
+    #[arg(long, default_value_t = 1.0)]
+    bm25_weight: f32,
+    /// Weight of dense retrieval in hybrid fusion.
+    #[arg(long, default_value_t = 1.0)]
+    dense_weight: f32,
+    /// Exact vector search (a scan) instead of the HNSW graph.
+    #[arg(long)]
+    exact: bool,
+    /// Embedding model for the query; must be the index's model (default: the index's).
+    #[arg(long)]
+    model: Option<String>,
+    /// Fetch the index's model when it is not installed.
+    #[arg(long)]
+    fetch: bool,
+    /// Print `{"results": [...]}` as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Adapts a chunklab-embed reranker to the index's `Rerank` seam.
+struct RerankWith(Box<dyn Reranker>);
+
+impl chunklab_index::Rerank for RerankWith {
+    fn rerank(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>, String> {
+        self.0.score(query, passages).map_err(|e| e.to_string())
+    }
+}
+
+pub fn run(a: SearchArgs) -> Result<ExitCode> {
+    let started = Instant::now();
+    let mode: Mode = a.mode.parse().map_err(anyhow::Error::msg)?;
+    if a.query.trim().is_empty() {
+        bail!("the query is empty");
+    }
+    if a.small_to_big && a.auto_merge {
+        bail!("give --small-to-big or --auto-merge, not both");
+    }
+    if !(0.0..=1.0).contains(&a.merge_threshold) {
+        bail!("--merge-threshold must be between 0 and 1");
+    }
+    let index = Index::open(&a.index)?;
+    let repairs = index.repairs();
+    if repairs.bm25_rebuilt || repairs.vectors_added > 0 || repairs.vectors_removed > 0 {
+        eprintln!(
+            "warning: {}: an interrupted `chunklab index` left the search structures behind the committed documents; repaired in memory (run `chunklab index` again to repair on disk)",
+            a.index.display()
+        );
+    }
+    let settings = index.settings().clone();
+    if let Some(m) = &a.model {
+        if *m != settings.model {
+            bail!(
+                "--model {m}: the index {} was embedded with `{}`; a query embedded with another model cannot be compared with it (omit --model, or build an index with --model {m})",
+                a.index.display(),
+                settings.model
+            );
+        }
+    }
+    if (a.small_to_big || a.auto_merge) && !index.is_hierarchical() {
+        bail!(
+            "--small-to-big and --auto-merge need hierarchical chunks (with parent_id); this index was built with `{}`",
+            settings.chunker
+        );
+    }
+    let filter = index.filter(&a.filter)?;
+    let needs_model = mode != Mode::Bm25 || a.rerank.as_deref() == Some("maxsim");
+    let model: Option<Arc<dyn Embedder>> = if needs_model {
+        let m: Arc<dyn Embedder> = chunklab_embed::load(
+            &settings.model,
+            &LoadOptions {
+                fetch: a.fetch,
+                home: None,
+            },
+        )
+        .with_context(|| format!("the index's embedding model {}", settings.model))?
+        .into();
+        if m.dim() != settings.dim {
+            bail!(
+                "model {} gives {}-dimensional vectors but the index holds {}-dimensional ones; rebuild the index",
+                settings.model,
+                m.dim(),
+                settings.dim
+            );
+        }
+        Some(m)
+    } else {
+        None
+    };
+    let vector = match (&model, mode) {
+        (Some(m), Mode::Dense | Mode::Hybrid) => {
+            let tokens = m.token_spans(&a.query)?.len();
+            if tokens > m.token_capacity() {
+                bail!(
+                    "the query has {tokens} tokens but the model {} reads at most {} per query; shorten it",
+                    settings.model,
+                    m.token_capacity()
+                );
+            }
+            Some(m.embed(&[a.query.as_str()], Role::Query)?.remove(0))
+        }
+        _ => None,
+    };
+    let reranker = match &a.rerank {
+        None => None,
+        Some(spec) => Some(RerankWith(
+            chunklab_embed::load_reranker(spec, model.clone())
+                .with_context(|| format!("--rerank {spec}"))?,
+        )),
+    };
+    let mut q = Query::new(&a.query, mode, a.k).with_filter(filter);
+    q.vector = vector.as_deref();
+    q.rrf_k = a.rrf_k;
+    q.bm25_weight = a.bm25_weight;
+    q.dense_weight = a.dense_weight;
+    q.rerank = reranker.as_ref().map(|r| r as &dyn chunklab_index::Rerank);
+    q.rerank_top = a.rerank_top;
+    q.exact = a.exact;
+    q.small_to_big = a.small_to_big;
+    q.auto_merge = a.auto_merge.then_some(a.merge_threshold);
+    q.merge = a.merge;
+    q.docs = a.docs;
+    let hits = index.search(&q)?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let results: Vec<serde_json::Value> = hits
+            .iter()
+            .map(|h| {
+                json!({
+                    "score": h.score,
+                    "source": h.source,
+                    "doc_id": h.doc_id,
+                    "chunk_id": h.chunk_id,
+                    "text": h.text,
+                    "headings": h.headings,
+                    "page": h.page,
+                    "start_char": h.start_char,
+                    "end_char": h.end_char,
+                    "start_byte": h.start_byte,
+                    "end_byte": h.end_byte,
+                    "chunks": h.chunks,
+                })
+            })
+            .collect();
+        serde_json::to_writer(&mut out, &json!({ "results": results }))?;
+        writeln!(out)?;
+    } else {
+        let color = std::io::stdout().is_terminal();
+        if hits.is_empty() {
+            writeln!(out, "no results")?;
+        }
+        for (i, h) in hits.iter().enumerate() {
+            let lang = index
+                .store()
+                .doc(&h.doc_id)
+                .map_or("en", |d| d.record.lang.as_str());
+            write_hit(&mut out, i + 1, h, &a.query, lang, color)?;
+        }
+        eprintln!(
+            "{} results in {:.0} ms ({} mode{})",
+            hits.len(),
+            started.elapsed().as_secs_f64() * 1e3,
+            a.mode,
+            if a.rerank.is_some() { ", reranked" } else { "" }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_hit(
+    out: &mut dyn Write,
+    n: usize,
+    h: &Hit,
+    query: &str,
+    lang: &str,
+    color: bool,
+) -> Result<()> {
+    let page = h.page.map(|p| format!("  p.{p}")).unwrap_or_default();
+    writeln!(
+        out,
+        "{n:>2}. {:.4}  {}{page}  [{}..{}]",
+        h.score, h.source, h.start_char, h.end_char
+    )?;
+    if !h.headings.is_empty() {
+        writeln!(out, "    {}", h.headings.join(" > "))?;
+    }
+    writeln!(out, "    {}", snippet(&h.text, query, lang, color))?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Byte ranges of `text` whose term under the document's analyzer is a query term.
+fn matches(text: &str, query: &str, lang: &str) -> Vec<Range<usize>> {
+    let terms: std::collections::HashSet<String> = bm25::analyze(lang, query)
+        .into_iter()
+        .map(|t| t.1)
+        .collect();
+    bm25::analyze(lang, text)
+        .into_iter()
+        .filter(|t| terms.contains(&t.1))
+        .map(|t| t.0)
+        .collect()
+}
+
+/// About 300 bytes of `text` around the first query term, terms (as the document's `lang`
+/// analyzer sees them) highlighted: bold on a terminal, `**term**` otherwise; whitespace collapsed.
+pub fn snippet(text: &str, query: &str, lang: &str, color: bool) -> String {
+    const WIDTH: usize = 300;
+    let hits = matches(text, query, lang);
+    let first = hits.first().map_or(0, |r| r.start);
+    let floor = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let start = floor(first.saturating_sub(80));
+    let end = floor((start + WIDTH).min(text.len()));
+    let (on, off) = if color {
+        ("\x1b[1;33m", "\x1b[0m")
+    } else {
+        ("**", "**")
+    };
+    let mut s = String::new();
+    if start > 0 {
+        s.push('…');
+    }
+    let mut at = start;
+    for r in hits.iter().filter(|r| r.start >= start && r.end <= end) {
+        s.push_str(&text[at..r.start]);
+        s.push_str(on);
+        s.push_str(&text[r.clone()]);
+        s.push_str(off);
+        at = r.end;
+    }
+    s.push_str(&text[at..end]);
+    if end < text.len() {
+        s.push('…');
+    }
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,327 @@
+//! `chunklab bench` as a user runs it: our dataset format, bad input, sweeps, every output.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn chunklab(args: &[&str], cache: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chunklab"))
+        .arg("bench")
+        .args(args)
+        .arg("--cache-dir")
+        .arg(cache)
+        .output()
+        .expect("run chunklab")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A three-document corpus and three labelled questions.
+fn dataset(dir: &Path) -> (String, String) {
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(corpus.join("moties")).unwrap();
+    std::fs::write(
+        corpus.join("moties/windenergie.md"),
+        "# Motie windenergie\n\nDe raad verzoekt het college om drie windturbines te plaatsen langs de A7.\n\nDe motie is aangenomen met 21 stemmen voor.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        corpus.join("parkeren.txt"),
+        "Verordening parkeren\n\nArtikel 1. Een bewonersvergunning kost 80 euro per jaar.\n\nArtikel 2. Bezoekers parkeren met een bezoekerspas.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        corpus.join("jeugdzorg.md"),
+        "# Jeugdzorg\n\nHet budget voor jeugdzorg stijgt in 2023 naar 4,2 miljoen euro.\n",
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(corpus.join("parkeren.txt")).unwrap();
+    let start = text.find("Artikel 1").unwrap();
+    let end = text.find(" per jaar.").unwrap();
+    let q = format!(
+        "{}\n{}\n{}\n",
+        r#"{"id": "q1", "query": "windturbines A7 motie", "relevant_docs": ["moties/windenergie.md"]}"#,
+        format_args!(
+            r#"{{"id": "q2", "query": "Wat kost een bewonersvergunning per jaar?", "relevant_spans": [{{"doc_id": "parkeren.txt", "start_char": {}, "end_char": {}}}]}}"#,
+            text[..start].chars().count(),
+            text[..end].chars().count()
+        ),
+        r#"{"id": "q3", "query": "budget jeugdzorg 2023", "relevant_docs": ["jeugdzorg.md"]}"#,
+    );
+    let queries = dir.join("queries.jsonl");
+    std::fs::write(&queries, q).unwrap();
+    (
+        corpus.to_str().unwrap().to_string(),
+        queries.to_str().unwrap().to_string(),
+    )
+}
+
+const BM25_SWEEP: &str = r#"
+modes = ["bm25"]
+unit = "chars"
+
+[[config]]
+strategy = "recursive"
+size = [40, 200]
+
+[[config]]
+strategy = "paragraph"
+size = 200
+"#;
+
+#[test]
+fn bm25_sweep_writes_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, queries) = dataset(dir.path());
+    let sweep = dir.path().join("sweep.toml");
+    std::fs::write(&sweep, BM25_SWEEP).unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let out = chunklab(
+        &[
+            "--corpus",
+            &corpus,
+            "--queries",
+            &queries,
+            "--config",
+            sweep.to_str().unwrap(),
+            "-k",
+            "2",
+            "--json",
+            &p("r.json"),
+            "--csv",
+            &p("r.csv"),
+            "--markdown",
+            &p("r.md"),
+            "--report",
+            &p("r.html"),
+        ],
+        &dir.path().join("cache"),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("recursive 40"), "{table}");
+    assert_eq!(
+        table.lines().filter(|l| l.starts_with('*')).count(),
+        1,
+        "{table}"
+    );
+    assert!(stderr(&out).contains("3 documents (0 files skipped), 3 queries (1 with spans)"));
+
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(p("r.json")).unwrap()).unwrap();
+    assert_eq!(json["dataset"], "corpus");
+    assert_eq!(json["k"], 2);
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    for r in rows {
+        assert_eq!(r["mode"], "bm25");
+        assert_eq!(r["params"]["unit"], "chars");
+        for m in [
+            "recall",
+            "precision",
+            "iou",
+            "precision_omega",
+            "doc_recall",
+            "mrr",
+            "ndcg",
+        ] {
+            assert!(r["metrics"][m].is_number(), "{m} in {r}");
+        }
+        for c in [
+            "chunks",
+            "tokens_embedded",
+            "index_bytes",
+            "query_p50_ms",
+            "query_p95_ms",
+        ] {
+            assert!(r["cost"][c].is_number(), "{c} in {r}");
+        }
+        assert_eq!(r["cost"]["tokens_embedded"], 0);
+        assert!(r["cost"]["index_bytes"].as_u64().unwrap() > 0);
+        // Every query's document shares rare words with it: BM25 finds all three.
+        assert_eq!(r["metrics"]["doc_recall"], 100.0, "{r}");
+    }
+    let csv = std::fs::read_to_string(p("r.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4);
+    assert!(
+        csv.starts_with("dataset,label,strategy,params,model,mode,k,recall,recall_lo,recall_hi")
+    );
+    let md = std::fs::read_to_string(p("r.md")).unwrap();
+    assert!(md.contains("| ★ "), "{md}");
+    let html = std::fs::read_to_string(p("r.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<svg"));
+    assert!(
+        !html.contains("http://") || !html.contains("src="),
+        "no external assets"
+    );
+}
+
+#[test]
+fn dense_and_hybrid_with_the_real_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, queries) = dataset(dir.path());
+    let sweep = dir.path().join("sweep.toml");
+    std::fs::write(
+        &sweep,
+        "modes = [\"dense\", \"hybrid\"]\nunit = \"chars\"\n[[config]]\nstrategy = \"paragraph\"\nsize = 120\n",
+    )
+    .unwrap();
+    let json = dir.path().join("r.json");
+    let cache = dir.path().join("cache");
+    let args = [
+        "--corpus",
+        &corpus,
+        "--queries",
+        &queries,
+        "--config",
+        sweep.to_str().unwrap(),
+        "--model",
+        "minilm",
+        "-k",
+        "3",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let out = chunklab(&args, &cache);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["model"], "minilm");
+    let dense = &v["rows"][0];
+    assert_eq!(dense["mode"], "dense");
+    assert!(dense["cost"]["tokens_embedded"].as_u64().unwrap() > 20);
+    assert_eq!(dense["cost"]["cached"], 0);
+    assert!(dense["metrics"]["hit"].as_f64().unwrap() >= 66.0, "{dense}");
+    // The second run takes every vector from the cache.
+    let out = chunklab(&args, &cache);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["rows"][0]["cost"]["embedded"], 0);
+    assert_eq!(v["rows"][0]["metrics"], dense["metrics"]);
+}
+
+fn expect_error(args: &[&str], cache: &Path, wants: &[&str]) {
+    let out = chunklab(args, cache);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let e = stderr(&out);
+    for w in wants {
+        assert!(e.contains(w), "`{w}` missing in:\n{e}");
+    }
+}
+
+#[test]
+fn bad_input_is_reported_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, queries) = dataset(dir.path());
+    let cache = dir.path().join("cache");
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"id\": \"a\", \"query\": \"x\", \"relevant_docs\": [\"nope.md\"]}\n{not json\n{\"id\": \"c\", \"query\": \"x\", \"relevant_spans\": [{\"doc_id\": \"jeugdzorg.md\", \"start_char\": 5, \"end_char\": 9999}]}\n",
+    )
+    .unwrap();
+    let badq = bad.to_str().unwrap();
+    expect_error(
+        &["--corpus", &corpus, "--queries", badq],
+        &cache,
+        &[
+            "3 problems",
+            "bad.jsonl:1: query `a` refers to unknown document `nope.md`",
+            "bad.jsonl:2: malformed query",
+            "bad.jsonl:3: query `c`: span 5..9999 is outside document `jeugdzorg.md`",
+        ],
+    );
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    expect_error(
+        &["--corpus", empty.to_str().unwrap(), "--queries", &queries],
+        &cache,
+        &["empty corpus"],
+    );
+    let sweep = dir.path().join("s.toml");
+    std::fs::write(
+        &sweep,
+        "k = 3\n[[config]]\nstrategy = \"fixed\"\nsize = \"big\"\n",
+    )
+    .unwrap();
+    expect_error(
+        &[
+            "--corpus",
+            &corpus,
+            "--queries",
+            &queries,
+            "--config",
+            sweep.to_str().unwrap(),
+        ],
+        &cache,
+        &["s.toml:4: `size` must be a non-negative integer"],
+    );
+    std::fs::write(&sweep, "k = 3\n[[config]]\nstrategy = fixed\n").unwrap();
+    expect_error(
+        &[
+            "--corpus",
+            &corpus,
+            "--queries",
+            &queries,
+            "--config",
+            sweep.to_str().unwrap(),
+        ],
+        &cache,
+        &["s.toml:3: malformed TOML"],
+    );
+    let csvdir = dir.path().join("chroma");
+    std::fs::create_dir_all(csvdir.join("corpora")).unwrap();
+    std::fs::write(csvdir.join("corpora/c.md"), "Een tekst.").unwrap();
+    std::fs::write(csvdir.join("questions_df.csv"), "question,references,corpus_id\nWat?,[],c\nWat?,\"[{\"\"content\"\": \"\"Een\"\", \"\"start_index\"\": 0, \"\"end_index\"\": 3}]\",zz\n").unwrap();
+    expect_error(
+        &[
+            "--dataset",
+            "chroma",
+            "--data-dir",
+            csvdir.to_str().unwrap(),
+        ],
+        &cache,
+        &[
+            "questions_df.csv:2: empty question or no references",
+            "questions_df.csv:3: unknown corpus_id `zz`",
+        ],
+    );
+    expect_error(
+        &["--corpus", &corpus],
+        &cache,
+        &["--corpus needs --queries"],
+    );
+    expect_error(&["--dataset", "x"], &cache, &["unknown --dataset `x`"]);
+    expect_error(&["--metric", "f1"], &cache, &["unknown --metric `f1`"]);
+}
+
+#[test]
+fn archive_runs_with_a_small_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("a.json");
+    let out = chunklab(
+        &[
+            "--docs",
+            "10",
+            "--strategies",
+            "recursive,paragraph",
+            "--modes",
+            "hybrid",
+            "--model",
+            "minilm",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &dir.path().join("cache"),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["dataset"], "archive");
+    assert_eq!(v["k"], 10);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        assert_eq!(r["mode"], "hybrid");
+        assert!(r["metrics"]["doc_recall"].as_f64().unwrap() > 0.0, "{r}");
+    }
+}

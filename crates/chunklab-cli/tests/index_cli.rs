@@ -1,0 +1,664 @@
+//! End-to-end tests of `chunklab index` and `chunklab search`: the real binary, the real MiniLM
+//! model, real files; durability is tested by killing a real indexing process with SIGKILL.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_chunklab"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin()
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run chunklab")
+}
+
+fn ok(args: &[&str]) -> Output {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "chunklab {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples")
+}
+
+/// Copy the samples into a fresh corpus directory.
+fn sample_corpus(dir: &Path) -> PathBuf {
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    for e in std::fs::read_dir(samples()).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), corpus.join(e.file_name())).unwrap();
+    }
+    corpus
+}
+
+const CHUNKING: &[&str] = &["--strategy", "recursive", "--size", "400"];
+
+fn index(corpus: &Path, idx: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "index",
+        corpus.to_str().unwrap(),
+        "--index",
+        idx.to_str().unwrap(),
+    ];
+    args.extend_from_slice(CHUNKING);
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+fn search(idx: &Path, query: &str, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["search", query, "--index", idx.to_str().unwrap(), "--json"];
+    args.extend_from_slice(extra);
+    let out = ok(&args);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("search --json prints JSON");
+    v["results"].as_array().unwrap().clone()
+}
+
+fn top_doc(results: &[Value]) -> &str {
+    results[0]["doc_id"].as_str().unwrap()
+}
+
+#[test]
+fn every_mode_finds_the_right_document_and_prints_exact_spans() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = sample_corpus(tmp.path());
+    let idx = tmp.path().join("samples.idx");
+    let out = index(&corpus, &idx, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("3 added, 0 updated, 0 removed, 0 unchanged"),
+        "{}",
+        stderr(&out)
+    );
+
+    let cases = [
+        (
+            "windturbines op het bedrijventerrein",
+            "motie-windenergie-2021.txt",
+        ),
+        (
+            "parkeervergunning voor bezoekers",
+            "verordening-parkeren-2022.txt",
+        ),
+        ("fixed-size chunks with overlap", "chunking-guide.md"),
+    ];
+    for (query, want) in cases {
+        for mode in ["bm25", "dense", "hybrid"] {
+            let r = search(&idx, query, &["--mode", mode, "--k", "3"]);
+            assert!(!r.is_empty(), "{mode}: no results for {query}");
+            assert_eq!(top_doc(&r), want, "{mode}: {query}: {r:?}");
+        }
+        let r = search(&idx, query, &["--rerank", "--k", "2"]);
+        assert_eq!(top_doc(&r), want, "maxsim rerank: {query}");
+    }
+
+    // Every result is an exact span of its file, in chars.
+    let r = search(&idx, "gemeente Westerhaven", &["--k", "10"]);
+    assert!(r.len() >= 3);
+    for hit in &r {
+        for field in [
+            "score",
+            "source",
+            "doc_id",
+            "text",
+            "headings",
+            "page",
+            "start_char",
+            "end_char",
+        ] {
+            assert!(hit.get(field).is_some(), "missing {field} in {hit}");
+        }
+        let file = std::fs::read_to_string(corpus.join(hit["doc_id"].as_str().unwrap())).unwrap();
+        let chars: Vec<char> = file.chars().collect();
+        let (s, e) = (
+            hit["start_char"].as_u64().unwrap() as usize,
+            hit["end_char"].as_u64().unwrap() as usize,
+        );
+        let span: String = chars[s..e].iter().collect();
+        assert_eq!(span, hit["text"].as_str().unwrap());
+    }
+
+    // Human output: source, score, and the query terms highlighted in the snippet.
+    let out = ok(&[
+        "search",
+        "parkeervergunning bezoekers",
+        "--index",
+        idx.to_str().unwrap(),
+        "--mode",
+        "bm25",
+        "-k",
+        "1",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("verordening-parkeren-2022.txt"), "{text}");
+    assert!(
+        text.to_lowercase().contains("**bezoekers")
+            || text.to_lowercase().contains("**parkeervergunning"),
+        "{text}"
+    );
+
+    // Document-level aggregation: one result per document.
+    let r = search(&idx, "gemeente Westerhaven raad", &["--docs", "--k", "10"]);
+    let docs: Vec<&str> = r.iter().map(|h| h["doc_id"].as_str().unwrap()).collect();
+    let mut unique = docs.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(docs.len(), unique.len(), "{docs:?}");
+    assert_eq!(docs.len(), 3);
+
+    // Merging: merged results are exact spans too, and never overlap within a document.
+    let r = search(
+        &idx,
+        "artikel vergunning parkeren",
+        &[
+            "--merge",
+            "--k",
+            "20",
+            "--mode",
+            "bm25",
+            "--filter",
+            "doc_id=verordening-parkeren-2022.txt",
+        ],
+    );
+    let file = std::fs::read_to_string(corpus.join("verordening-parkeren-2022.txt")).unwrap();
+    let chars: Vec<char> = file.chars().collect();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for hit in &r {
+        let (s, e) = (
+            hit["start_char"].as_u64().unwrap() as usize,
+            hit["end_char"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(
+            chars[s..e].iter().collect::<String>(),
+            hit["text"].as_str().unwrap()
+        );
+        spans.push((s, e));
+    }
+    spans.sort();
+    assert!(
+        spans.windows(2).all(|w| w[0].1 < w[1].0),
+        "merged spans overlap or touch: {spans:?}"
+    );
+}
+
+#[test]
+fn incremental_runs_only_process_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = sample_corpus(tmp.path());
+    let idx = tmp.path().join("inc.idx");
+    assert!(index(&corpus, &idx, &[]).status.success());
+    let again = index(&corpus, &idx, &[]);
+    assert!(
+        stderr(&again).contains("0 added, 0 updated, 0 removed, 3 unchanged; 0 chunks embedded"),
+        "{}",
+        stderr(&again)
+    );
+
+    // Change one file, remove one, add one.
+    let guide = corpus.join("chunking-guide.md");
+    let mut g = std::fs::read_to_string(&guide).unwrap();
+    g.push_str("\n\n## Zebra crossings\n\nA zebrafish paragraph about aquariums.\n");
+    std::fs::write(&guide, g).unwrap();
+    std::fs::remove_file(corpus.join("motie-windenergie-2021.txt")).unwrap();
+    std::fs::write(
+        corpus.join("new.txt"),
+        "Het vuilnis wordt op dinsdag opgehaald in de binnenstad.",
+    )
+    .unwrap();
+    let out = index(&corpus, &idx, &[]);
+    assert!(
+        stderr(&out).contains("1 added, 1 updated, 1 removed, 1 unchanged"),
+        "{}",
+        stderr(&out)
+    );
+
+    let r = search(&idx, "zebrafish aquariums", &["--mode", "bm25"]);
+    assert_eq!(top_doc(&r), "chunking-guide.md");
+    let r = search(&idx, "vuilnis dinsdag", &["--mode", "hybrid"]);
+    assert_eq!(top_doc(&r), "new.txt");
+    for mode in ["bm25", "dense", "hybrid"] {
+        let r = search(
+            &idx,
+            "windturbines bedrijventerrein motie",
+            &["--mode", mode, "--k", "50"],
+        );
+        assert!(
+            r.iter()
+                .all(|h| h["doc_id"] != "motie-windenergie-2021.txt"),
+            "{mode}: removed file still found"
+        );
+    }
+}
+
+#[test]
+fn filters_apply_inside_the_search() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("archief");
+    std::fs::create_dir_all(corpus.join("besluiten")).unwrap();
+    std::fs::create_dir_all(corpus.join("overig")).unwrap();
+    std::fs::copy(
+        samples().join("motie-windenergie-2021.txt"),
+        corpus.join("besluiten/motie.txt"),
+    )
+    .unwrap();
+    std::fs::copy(
+        samples().join("verordening-parkeren-2022.txt"),
+        corpus.join("overig/parkeren.txt"),
+    )
+    .unwrap();
+    std::fs::copy(
+        samples().join("chunking-guide.md"),
+        corpus.join("overig/guide.md"),
+    )
+    .unwrap();
+    let idx = tmp.path().join("f.idx");
+    let out = index(
+        &corpus,
+        &idx,
+        &[
+            "--acl",
+            "besluiten/**=team-a",
+            "--acl",
+            "**/guide.md=team-b",
+            "--meta",
+            "besluiten/**=type:besluit",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // A query about parking, restricted to besluiten/: only besluiten chunks, and (dense and
+    // hybrid rank every chunk) as many as k — the filter acts before the cut to k.
+    for mode in ["bm25", "dense", "hybrid"] {
+        let r = search(
+            &idx,
+            "parkeervergunning bezoekers gemeente raad",
+            &[
+                "--mode",
+                mode,
+                "--k",
+                "3",
+                "--filter",
+                "source=besluiten/**",
+            ],
+        );
+        assert!(!r.is_empty(), "{mode}");
+        if mode != "bm25" {
+            assert_eq!(
+                r.len(),
+                3,
+                "{mode}: the filter must act before the cut to k: {r:?}"
+            );
+        }
+        assert!(
+            r.iter().all(|h| h["doc_id"] == "besluiten/motie.txt"),
+            "{mode}: {r:?}"
+        );
+        let r = search(
+            &idx,
+            "parkeervergunning chunk",
+            &["--mode", mode, "--k", "5", "--filter", "acl=team-b"],
+        );
+        assert!(
+            !r.is_empty() && r.iter().all(|h| h["doc_id"] == "overig/guide.md"),
+            "{mode}: {r:?}"
+        );
+        let r = search(
+            &idx,
+            "parkeervergunning",
+            &[
+                "--mode",
+                mode,
+                "--k",
+                "50",
+                "--filter",
+                "acl=team-a",
+                "--filter",
+                "acl=team-b",
+            ],
+        );
+        assert!(
+            r.iter().all(|h| h["doc_id"] != "overig/parkeren.txt"),
+            "{mode}: {r:?}"
+        );
+        let r = search(
+            &idx,
+            "parkeervergunning gemeente",
+            &["--mode", mode, "--filter", "type=besluit"],
+        );
+        assert!(
+            !r.is_empty() && r.iter().all(|h| h["doc_id"] == "besluiten/motie.txt"),
+            "{mode}: {r:?}"
+        );
+    }
+    let out = run(&[
+        "search",
+        "x",
+        "--index",
+        idx.to_str().unwrap(),
+        "--filter",
+        "colour=red",
+    ]);
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(
+        e.contains("unknown filter field `colour`") && e.contains("source") && e.contains("type"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_input_and_mismatched_settings_are_clear_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = sample_corpus(tmp.path());
+    let idx = tmp.path().join("m.idx");
+    assert!(index(&corpus, &idx, &[]).status.success());
+    let i = idx.to_str().unwrap();
+
+    // Other chunking settings: refused, --rebuild re-indexes.
+    let out = run(&[
+        "index",
+        corpus.to_str().unwrap(),
+        "--index",
+        i,
+        "--strategy",
+        "recursive",
+        "--size",
+        "300",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--rebuild") && stderr(&out).contains("size=300"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&[
+        "index",
+        corpus.to_str().unwrap(),
+        "--index",
+        i,
+        "--strategy",
+        "recursive",
+        "--size",
+        "300",
+        "--rebuild",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("3 added"), "{}", stderr(&out));
+
+    // A query model other than the index's.
+    let out = run(&["search", "parkeren", "--index", i, "--model", "e5-small"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("was embedded with `minilm`"),
+        "{}",
+        stderr(&out)
+    );
+    // Empty and overlong queries.
+    let out = run(&["search", "  ", "--index", i]);
+    assert!(
+        stderr(&out).contains("the query is empty"),
+        "{}",
+        stderr(&out)
+    );
+    let long = "parkeervergunning ".repeat(600);
+    let out = run(&["search", &long, "--index", i, "--mode", "dense"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("tokens but the model minilm reads at most"),
+        "{}",
+        stderr(&out)
+    );
+    // Missing index.
+    let out = run(&[
+        "search",
+        "parkeren",
+        "--index",
+        tmp.path().join("nope.idx").to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&out).contains("no chunklab index here"),
+        "{}",
+        stderr(&out)
+    );
+    // Not an index, not empty: the indexer refuses to write into it.
+    let out = run(&[
+        "index",
+        corpus.to_str().unwrap(),
+        "--index",
+        corpus.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&out).contains("not a chunklab index and not empty"),
+        "{}",
+        stderr(&out)
+    );
+    // Corrupt store segment.
+    let seg = std::fs::read_dir(idx.join("store"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x20;
+    std::fs::write(&seg, bytes).unwrap();
+    let out = run(&["search", "parkeren", "--index", i]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("corrupt index file") && stderr(&out).contains(".jsonl"),
+        "{}",
+        stderr(&out)
+    );
+    // Corrupt manifest.
+    std::fs::write(idx.join("manifest.json"), b"{\"format\":").unwrap();
+    let out = run(&["search", "parkeren", "--index", i]);
+    assert!(
+        stderr(&out).contains("not a chunklab manifest"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A corpus that takes many commits to index: the samples plus the Markdown documents of the
+/// shared dataset.
+fn big_corpus(dir: &Path) -> PathBuf {
+    let corpus = sample_corpus(dir);
+    let shared = Path::new("/work/shared/datasets/documents/markdown");
+    for e in std::fs::read_dir(shared)
+        .expect("the shared Markdown documents")
+        .flatten()
+    {
+        std::fs::copy(e.path(), corpus.join(e.file_name())).unwrap();
+    }
+    corpus
+}
+
+fn generation(idx: &Path) -> Option<u64> {
+    let bytes = std::fs::read(idx.join("manifest.json")).ok()?;
+    serde_json::from_slice::<Value>(&bytes).ok()?["generation"].as_u64()
+}
+
+/// `chunklab chunk` output of the corpus: chunk ids per document id.
+fn expected_chunks(corpus: &Path) -> BTreeMap<String, Vec<String>> {
+    let mut args = vec!["chunk", corpus.to_str().unwrap(), "-q"];
+    args.extend_from_slice(CHUNKING);
+    let out = ok(&args);
+    let mut map: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        map.entry(v["doc_id"].as_str().unwrap().to_string())
+            .or_default()
+            .push(v["id"].as_str().unwrap().to_string());
+    }
+    map
+}
+
+/// Every document in the index has exactly the chunks `chunklab chunk` makes of it.
+fn check_whole_documents(idx: &Path, expected: &BTreeMap<String, Vec<String>>) -> usize {
+    let index = chunklab_index::Index::open(idx).expect("the index opens after a kill");
+    let store = index.store();
+    for (doc_id, entry) in store.docs() {
+        let got: Vec<String> = entry
+            .keys
+            .iter()
+            .map(|k| store.chunk(*k).unwrap().id.clone())
+            .collect();
+        assert_eq!(
+            &got, &expected[doc_id],
+            "{doc_id}: partial or wrong document"
+        );
+    }
+    assert_eq!(index.vectors().len(), store.len());
+    store.docs().len()
+}
+
+fn spawn_index(corpus: &Path, idx: &Path) -> std::process::Child {
+    let mut args = vec![
+        "index",
+        corpus.to_str().unwrap(),
+        "--index",
+        idx.to_str().unwrap(),
+        "--commit-every",
+        "2",
+        "-q",
+    ];
+    args.extend_from_slice(CHUNKING);
+    bin()
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn kill_9_during_indexing_leaves_whole_documents() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = big_corpus(tmp.path());
+    let expected = expected_chunks(&corpus);
+    let idx = tmp.path().join("kill.idx");
+    let mut seen_partial_progress = false;
+    // Kill before the first commit, then at different moments after the 1st, 2nd and 3rd commit of
+    // a run (commits hold 2 documents): mid-embedding, mid-commit, wherever the delay lands.
+    for (commits, delay_ms) in [
+        (None, 700u64),
+        (Some(1), 0),
+        (Some(1), 400),
+        (Some(2), 1300),
+    ] {
+        let start = generation(&idx).unwrap_or(0);
+        let mut child = spawn_index(&corpus, &idx);
+        if let Some(n) = commits {
+            let t0 = Instant::now();
+            while generation(&idx).unwrap_or(0) < start + n && child.try_wait().unwrap().is_none() {
+                assert!(
+                    t0.elapsed() < Duration::from_secs(300),
+                    "no commit within 5 minutes"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let finished = child.try_wait().unwrap().is_some();
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        if !idx.join("manifest.json").exists() {
+            continue; // killed before the index was created
+        }
+        let docs = check_whole_documents(&idx, &expected);
+        seen_partial_progress |= !finished && docs > 0 && docs < expected.len();
+        // The index answers queries after the kill.
+        let out = ok(&[
+            "search",
+            "parkeervergunning",
+            "--index",
+            idx.to_str().unwrap(),
+            "--mode",
+            "hybrid",
+            "--json",
+        ]);
+        serde_json::from_slice::<Value>(&out.stdout).unwrap();
+    }
+    // Re-running completes the index.
+    let out = index(&corpus, &idx, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(check_whole_documents(&idx, &expected), expected.len());
+    let again = index(&corpus, &idx, &[]);
+    assert!(
+        stderr(&again).contains(&format!(
+            "0 added, 0 updated, 0 removed, {} unchanged",
+            expected.len()
+        )),
+        "{}",
+        stderr(&again)
+    );
+    assert!(
+        seen_partial_progress,
+        "no kill landed mid-way; the corpus indexes too fast for this test"
+    );
+}
+
+#[test]
+fn a_second_writer_is_refused_and_readers_are_not_blocked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = big_corpus(tmp.path());
+    let idx = tmp.path().join("lock.idx");
+    let mut first = spawn_index(&corpus, &idx);
+    // Wait until the first writer holds the lock and has created the index.
+    let t0 = Instant::now();
+    while !idx.join("manifest.json").exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "indexer never created the index"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let second = index(&corpus, &idx, &[]);
+    let still_running = first.try_wait().unwrap().is_none();
+    if still_running {
+        assert!(!second.status.success());
+        let e = stderr(&second);
+        assert!(
+            e.contains("being written by another process")
+                && e.contains(&format!("pid {}", first.id())),
+            "{e}"
+        );
+        // Readers work while the writer runs.
+        let out = ok(&[
+            "search",
+            "gemeente",
+            "--index",
+            idx.to_str().unwrap(),
+            "--mode",
+            "bm25",
+            "--json",
+        ]);
+        serde_json::from_slice::<Value>(&out.stdout).unwrap();
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(
+        still_running,
+        "the first indexer finished before the second started"
+    );
+    // The lock dies with its holder.
+    let out = index(&corpus, &idx, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}

@@ -1,0 +1,404 @@
+//! `semantic`: cut where the meaning changes (Kamradt's semantic chunking, as in LangChain's
+//! `SemanticChunker`).
+//!
+//! The text is split into sentences (English/Dutch rules, [`crate::segment::sentences`]). Each
+//! sentence is embedded together with `buffer` sentences on each side (a window of the original
+//! text), every distinct window once. The cosine distance between neighbouring windows is
+//! computed, and a sentence ends a group where the distance to the next is above the threshold
+//! of the [`Breakpoint`] method (LangChain's definitions: a percentile of the distances, mean +
+//! n standard deviations, mean + n interquartile ranges, or a percentile of the distances'
+//! gradient). Groups smaller than `min_size` are then merged into the neighbour they are most
+//! similar to while the limit holds, and a group over the limit is cut with the native
+//! `recursive` strategy inside its span. The size limit is a hard guarantee: every chunk's real
+//! size is counted.
+
+use super::groups::{embed_all, BoundedEmitter};
+use super::Recursive;
+use crate::chunk::Span;
+use crate::chunker::Chunker;
+use crate::error::{config_err, Error, Result};
+use crate::lang::Lang;
+use crate::segment::sentences;
+use crate::sizer::{Measure, Sizer, MAX_DOCUMENT_BYTES};
+use crate::text::strip_span;
+use crate::text_embedder::{dot, TextEmbedder};
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// Most sentences `buffer` may join on each side.
+pub const MAX_BUFFER: usize = 16;
+
+/// How distances between neighbouring sentences become breakpoints (LangChain's
+/// `SemanticChunker` `breakpoint_threshold_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Breakpoint {
+    /// Distances above the `amount`-th percentile.
+    #[default]
+    Percentile,
+    /// Distances above mean + `amount` standard deviations.
+    StdDev,
+    /// Distances above mean + `amount` interquartile ranges.
+    Interquartile,
+    /// Distances whose gradient is above its `amount`-th percentile.
+    Gradient,
+}
+
+impl Breakpoint {
+    /// The name used on the command line and in the config.
+    pub fn name(self) -> &'static str {
+        match self {
+            Breakpoint::Percentile => "percentile",
+            Breakpoint::StdDev => "stddev",
+            Breakpoint::Interquartile => "interquartile",
+            Breakpoint::Gradient => "gradient",
+        }
+    }
+
+    /// LangChain's default amount: 95, 3, 1.5, 95.
+    pub fn default_amount(self) -> f64 {
+        match self {
+            Breakpoint::Percentile | Breakpoint::Gradient => 95.0,
+            Breakpoint::StdDev => 3.0,
+            Breakpoint::Interquartile => 1.5,
+        }
+    }
+}
+
+impl FromStr for Breakpoint {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Ok(match s {
+            "percentile" => Breakpoint::Percentile,
+            "stddev" | "standard_deviation" | "standard-deviation" => Breakpoint::StdDev,
+            "interquartile" => Breakpoint::Interquartile,
+            "gradient" => Breakpoint::Gradient,
+            other => {
+                return Err(format!(
+                    "unknown --breakpoint `{other}` (percentile, stddev, interquartile, gradient)"
+                ))
+            }
+        })
+    }
+}
+
+/// Semantic splitting at a size limit.
+///
+/// ```
+/// use chunklab_core::{strategies::Semantic, CharSizer, Chunker, Lang, TextEmbedder};
+/// use std::sync::Arc;
+/// /// Toy vectors: wind or sun.
+/// struct Topic;
+/// impl TextEmbedder for Topic {
+///     fn name(&self) -> &str { "topic" }
+///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+///         Ok(texts.iter().map(|t| if t.contains("wind") { vec![1.0, 0.0] } else { vec![0.0, 1.0] }).collect())
+///     }
+/// }
+/// let text = "De wind waait. De windmolens draaien. De zon schijnt. Panelen gloeien.";
+/// let chunker = Semantic::new(Arc::new(CharSizer), 100, Arc::new(Topic), Lang::Dutch)
+///     .unwrap()
+///     .with_buffer(0)
+///     .unwrap();
+/// let texts: Vec<_> = chunker.spans(text).unwrap().iter().map(|s| &text[s.start..s.end]).collect();
+/// assert_eq!(texts, ["De wind waait. De windmolens draaien.", "De zon schijnt. Panelen gloeien."]);
+/// ```
+#[derive(Debug)]
+pub struct Semantic {
+    sizer: Arc<dyn Sizer>,
+    size: usize,
+    embedder: Arc<dyn TextEmbedder>,
+    lang: Lang,
+    breakpoint: Breakpoint,
+    amount: f64,
+    buffer: usize,
+    min_size: usize,
+    recursive: Recursive,
+}
+
+impl Semantic {
+    /// Chunks of at most `size` units, cut at percentile-95 breakpoints with a buffer of one
+    /// sentence on each side and no minimum size.
+    pub fn new(
+        sizer: Arc<dyn Sizer>,
+        size: usize,
+        embedder: Arc<dyn TextEmbedder>,
+        lang: Lang,
+    ) -> Result<Self> {
+        if size == 0 {
+            return config_err("size must be at least 1");
+        }
+        Ok(Self {
+            recursive: Recursive::new(sizer.clone(), size, 0)?,
+            sizer,
+            size,
+            embedder,
+            lang,
+            breakpoint: Breakpoint::Percentile,
+            amount: Breakpoint::Percentile.default_amount(),
+            buffer: 1,
+            min_size: 0,
+        })
+    }
+
+    /// Use `breakpoint` with `amount` (its default when `None`). A percentile must lie in
+    /// 0..=100; other amounts must be finite numbers from -100 to 100.
+    pub fn with_breakpoint(mut self, breakpoint: Breakpoint, amount: Option<f64>) -> Result<Self> {
+        let amount = amount.unwrap_or(breakpoint.default_amount());
+        let percentile = matches!(breakpoint, Breakpoint::Percentile | Breakpoint::Gradient);
+        if percentile && !(0.0..=100.0).contains(&amount) {
+            return config_err(format!(
+                "--percentile {amount} is not a percentile; give a number from 0 to 100 (default 95)"
+            ));
+        }
+        if !percentile && !(-100.0..=100.0).contains(&amount) {
+            return config_err(format!(
+                "--threshold {amount} for --breakpoint {} must be a number from -100 to 100 (default {})",
+                breakpoint.name(),
+                breakpoint.default_amount()
+            ));
+        }
+        self.breakpoint = breakpoint;
+        self.amount = amount;
+        Ok(self)
+    }
+
+    /// Embed each sentence with `buffer` sentences on each side (0 = the sentence alone); at
+    /// most [`MAX_BUFFER`].
+    pub fn with_buffer(mut self, buffer: usize) -> Result<Self> {
+        if buffer > MAX_BUFFER {
+            return config_err(format!(
+                "--buffer {buffer} is too large; at most {MAX_BUFFER} sentences on each side"
+            ));
+        }
+        self.buffer = buffer;
+        Ok(self)
+    }
+
+    /// Merge groups smaller than `min_size` units into a neighbour while the limit holds
+    /// (`None` or 0: no minimum). Must not exceed the size limit.
+    pub fn with_min_size(mut self, min_size: Option<usize>) -> Result<Self> {
+        let min = min_size.unwrap_or(0);
+        if min > self.size {
+            return config_err(format!(
+                "--min-size ({min}) must not exceed the size limit --size ({})",
+                self.size
+            ));
+        }
+        self.min_size = min;
+        Ok(self)
+    }
+
+    /// Cosine distance between each sentence's window and the next one's.
+    fn distances(&self, text: &str, sents: &[(usize, usize)]) -> Result<Vec<f64>> {
+        let n = sents.len();
+        let windows: Vec<&str> = (0..n)
+            .map(|i| {
+                let a = i.saturating_sub(self.buffer);
+                let b = (i + self.buffer).min(n - 1);
+                &text[sents[a].0..sents[b].1]
+            })
+            .collect();
+        let vectors = embed_all(self.embedder.as_ref(), &windows)?;
+        Ok(vectors
+            .windows(2)
+            .map(|w| 1.0 - dot(&w[0], &w[1]) as f64)
+            .collect())
+    }
+
+    /// Groups of sentences (first, last) after the breakpoints and the minimum-size merging.
+    fn groups(
+        &self,
+        text: &str,
+        measure: &Measure,
+        sents: &[(usize, usize)],
+        distances: &[f64],
+    ) -> Vec<(usize, usize)> {
+        let cuts = breakpoints(self.breakpoint, self.amount, distances);
+        let mut groups = Vec::with_capacity(cuts.len() + 1);
+        let mut first = 0;
+        for cut in cuts {
+            groups.push((first, cut));
+            first = cut + 1;
+        }
+        groups.push((first, sents.len() - 1));
+        if self.min_size == 0 {
+            return groups;
+        }
+        let units = |a: usize, b: usize| measure.units_between(text, sents[a].0, sents[b].1);
+        let mut i = 0;
+        while i < groups.len() {
+            let (a, b) = groups[i];
+            if units(a, b) >= self.min_size {
+                i += 1;
+                continue;
+            }
+            let left = (i > 0 && units(groups[i - 1].0, b) <= self.size)
+                .then(|| distances[groups[i - 1].1]);
+            let right = (i + 1 < groups.len() && units(a, groups[i + 1].1) <= self.size)
+                .then(|| distances[b]);
+            match (left, right) {
+                (Some(l), r) if r.is_none_or(|r| l <= r) => {
+                    groups[i - 1].1 = b;
+                    groups.remove(i);
+                    i -= 1;
+                }
+                (_, Some(_)) => {
+                    groups[i].1 = groups[i + 1].1;
+                    groups.remove(i + 1);
+                }
+                (_, None) => i += 1,
+            }
+        }
+        groups
+    }
+}
+
+/// Indices `i` of the distances where a group ends after sentence `i`: the values (distances,
+/// or their gradient for [`Breakpoint::Gradient`]) above the method's threshold, as LangChain's
+/// `SemanticChunker` computes it.
+fn breakpoints(method: Breakpoint, amount: f64, distances: &[f64]) -> Vec<usize> {
+    if distances.is_empty() {
+        return Vec::new();
+    }
+    let gradient;
+    let values = match method {
+        Breakpoint::Gradient => {
+            if distances.len() < 2 {
+                return Vec::new();
+            }
+            gradient = numpy_gradient(distances);
+            &gradient
+        }
+        _ => distances,
+    };
+    let threshold = match method {
+        Breakpoint::Percentile | Breakpoint::Gradient => percentile(values, amount),
+        Breakpoint::StdDev => {
+            let mean = mean(values);
+            let var = values.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / values.len() as f64;
+            mean + amount * var.sqrt()
+        }
+        Breakpoint::Interquartile => {
+            let iqr = percentile(values, 75.0) - percentile(values, 25.0);
+            mean(values) + amount * iqr
+        }
+    };
+    values
+        .iter()
+        .enumerate()
+        .filter(|(_, &v)| v > threshold)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+/// `numpy.percentile` with linear interpolation; `values` must not be empty.
+fn percentile(values: &[f64], p: f64) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let pos = p / 100.0 * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
+/// `numpy.gradient` with unit spacing: central differences inside, one-sided at the ends.
+/// `values` has at least 2 elements.
+fn numpy_gradient(values: &[f64]) -> Vec<f64> {
+    let n = values.len();
+    (0..n)
+        .map(|i| match i {
+            0 => values[1] - values[0],
+            _ if i == n - 1 => values[n - 1] - values[n - 2],
+            _ => (values[i + 1] - values[i - 1]) / 2.0,
+        })
+        .collect()
+}
+
+impl Chunker for Semantic {
+    fn strategy(&self) -> &'static str {
+        "semantic"
+    }
+
+    fn config(&self) -> String {
+        format!(
+            "semantic size={} breakpoint={}:{} buffer={} min={} lang={} unit={} model={}",
+            self.size,
+            self.breakpoint.name(),
+            self.amount,
+            self.buffer,
+            self.min_size,
+            self.lang.code(),
+            self.sizer.name(),
+            self.embedder.name()
+        )
+    }
+
+    fn spans(&self, text: &str) -> Result<Vec<Span>> {
+        if text.len() > MAX_DOCUMENT_BYTES {
+            return Err(Error::TooLarge(text.len()));
+        }
+        let lang = self.lang.resolve(text);
+        let sents: Vec<(usize, usize)> = sentences(text, lang)
+            .into_iter()
+            .map(|(s, e)| strip_span(text, s, e))
+            .filter(|(s, e)| s < e)
+            .collect();
+        if sents.is_empty() {
+            return Ok(Vec::new());
+        }
+        let measure = self.sizer.measure(text);
+        let distances = self.distances(text, &sents)?;
+        let emitter = BoundedEmitter {
+            text,
+            measure: &measure,
+            sizer: self.sizer.as_ref(),
+            recursive: &self.recursive,
+            size: self.size,
+        };
+        let mut out = Vec::new();
+        for (a, b) in self.groups(text, &measure, &sents, &distances) {
+            emitter.emit(sents[a].0, sents[b].1, &mut out)?;
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentile_matches_numpy() {
+        let v = [0.1, 0.4, 0.2, 0.9, 0.3];
+        assert!((percentile(&v, 50.0) - 0.3).abs() < 1e-12);
+        assert!((percentile(&v, 95.0) - 0.8).abs() < 1e-12); // np.percentile(v, 95) = 0.8
+        assert!((percentile(&v, 25.0) - 0.2).abs() < 1e-12);
+        assert_eq!(percentile(&[0.5], 95.0), 0.5);
+    }
+
+    #[test]
+    fn gradient_matches_numpy() {
+        // np.gradient([1, 2, 4, 7, 11]) = [1, 1.5, 2.5, 3.5, 4]
+        assert_eq!(
+            numpy_gradient(&[1.0, 2.0, 4.0, 7.0, 11.0]),
+            [1.0, 1.5, 2.5, 3.5, 4.0]
+        );
+    }
+
+    #[test]
+    fn breakpoint_methods() {
+        let d = [0.1, 0.1, 0.9, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1];
+        assert_eq!(breakpoints(Breakpoint::Percentile, 95.0, &d), [2]);
+        assert_eq!(breakpoints(Breakpoint::StdDev, 2.0, &d), [2]);
+        assert_eq!(breakpoints(Breakpoint::Interquartile, 1.5, &d), [2]);
+        // The gradient rises into the peak at 1 and falls out of it at 3.
+        assert_eq!(breakpoints(Breakpoint::Gradient, 95.0, &d), [1]);
+        assert!(breakpoints(Breakpoint::Percentile, 100.0, &d).is_empty());
+        assert!(breakpoints(Breakpoint::Gradient, 95.0, &[0.5]).is_empty());
+        assert!(breakpoints(Breakpoint::Percentile, 95.0, &[]).is_empty());
+    }
+}

@@ -1,0 +1,192 @@
+//! Reranking: score a query against a few retrieved passages with a model that looks at both.
+//!
+//! Two rerankers: [`MaxSim`], late interaction (ColBERT-style) over the token vectors of the
+//! embedding model the index already uses, and [`CrossEncoder`], a BERT sequence classifier
+//! loaded from a local directory. [`load_reranker`] picks one from a spec string.
+
+use crate::cross_encoder::CrossEncoder;
+use crate::error::{Error, Result};
+use crate::{Embedder, Role, TokenVectors};
+use rayon::prelude::*;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A model that scores passages against a query.
+pub trait Reranker: Send + Sync {
+    /// What the reranker is (`maxsim(minilm)`, or the cross-encoder's directory).
+    fn name(&self) -> &str;
+
+    /// One relevance score per passage (higher = more relevant), in input order. Scores of
+    /// different rerankers are on different scales; only the order within one call means
+    /// anything. An empty passage list gives an empty result; an empty query (no tokens) is
+    /// [`Error::EmptyQuery`].
+    fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>>;
+}
+
+/// Late-interaction (ColBERT-style) scoring over an [`Embedder`]'s token vectors.
+///
+/// The query is run with the model's query prefix and each passage with its passage prefix
+/// (e5: `"query: "` / `"passage: "`; MiniLM: none), all passages batched, via
+/// [`Embedder::token_vectors_batch`]. The score is the **mean** over query tokens of the
+/// highest cosine similarity between that query token and any passage token, so it lies in
+/// `[-1, 1]` and does not grow with the query's length. Special and prefix tokens take no
+/// part. A passage longer than the model's context is not truncated: it is split into
+/// consecutive windows that each fit, and the maximum runs over the tokens of all windows (a
+/// long query is windowed the same way). A passage without tokens (empty, whitespace) scores
+/// `-1.0`, the lowest possible score. Nothing is cached between calls.
+///
+/// ```no_run
+/// use chunklab_embed::{load, LoadOptions, MaxSim, Reranker};
+/// use std::sync::Arc;
+/// let model = Arc::from(load("minilm", &LoadOptions::default())?);
+/// let maxsim = MaxSim::new(model);
+/// let scores = maxsim.score("parking permit", &["Visitors need a permit.", "Opening hours."])?;
+/// assert!(scores[0] > scores[1]);
+/// # Ok::<(), chunklab_embed::Error>(())
+/// ```
+pub struct MaxSim {
+    embedder: Arc<dyn Embedder>,
+    name: String,
+}
+
+impl MaxSim {
+    /// MaxSim over the token vectors of `embedder`.
+    pub fn new(embedder: Arc<dyn Embedder>) -> Self {
+        let name = format!("maxsim({})", embedder.name());
+        Self { embedder, name }
+    }
+
+    /// The embedding model whose token vectors are compared.
+    pub fn embedder(&self) -> &Arc<dyn Embedder> {
+        &self.embedder
+    }
+}
+
+impl Reranker for MaxSim {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>> {
+        check_query(query)?;
+        let query_vectors = self
+            .embedder
+            .token_vectors_batch(&[query], Role::Query)?
+            .pop()
+            .unwrap_or_else(|| empty(self.embedder.dim()));
+        if query_vectors.is_empty() {
+            return Err(Error::EmptyQuery);
+        }
+        if passages.is_empty() {
+            return Ok(Vec::new());
+        }
+        let q = unit_rows(&query_vectors);
+        let passage_vectors = self.embedder.token_vectors_batch(passages, Role::Passage)?;
+        Ok(passage_vectors
+            .par_iter()
+            .map(|p| max_sim(&q, &unit_rows(p), query_vectors.dim))
+            .collect())
+    }
+}
+
+/// Mean over the rows of `q` of the largest dot product with a row of `p` (both row-major,
+/// `dim` wide, rows L2-normalized); `-1.0` when `p` has no rows.
+fn max_sim(q: &[f32], p: &[f32], dim: usize) -> f32 {
+    if p.is_empty() || dim == 0 {
+        return -1.0;
+    }
+    let rows = q.len() / dim;
+    let total: f32 = q
+        .chunks_exact(dim)
+        .map(|qr| {
+            p.chunks_exact(dim)
+                .map(|pr| dot(qr, pr))
+                .fold(f32::NEG_INFINITY, f32::max)
+        })
+        .sum();
+    total / rows as f32
+}
+
+/// Dot product with eight independent sums (lets the compiler use SIMD lanes).
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// The token vectors with every row L2-normalized (cosine becomes a dot product).
+fn unit_rows(tv: &TokenVectors) -> Vec<f32> {
+    let mut v = tv.vectors.clone();
+    if tv.dim > 0 {
+        v.chunks_exact_mut(tv.dim).for_each(crate::bert::normalize);
+    }
+    v
+}
+
+fn empty(dim: usize) -> TokenVectors {
+    TokenVectors {
+        dim,
+        spans: Vec::new(),
+        vectors: Vec::new(),
+    }
+}
+
+/// [`Error::EmptyQuery`] for a query that is empty or whitespace only.
+pub(crate) fn check_query(query: &str) -> Result<()> {
+    if query.trim().is_empty() {
+        return Err(Error::EmptyQuery);
+    }
+    Ok(())
+}
+
+/// A reranker from a spec:
+///
+/// - `maxsim` (any case): [`MaxSim`] over `embedder`'s token vectors
+///   ([`Error::RerankerNeedsEmbedder`] when `embedder` is `None`);
+/// - a local directory: a [`CrossEncoder`] (config.json + tokenizer.json + model.safetensors);
+/// - a Hugging Face hub id (`cross-encoder/ms-marco-MiniLM-L-6-v2`) that is in the local hub
+///   cache: that snapshot, as a cross-encoder.
+///
+/// Anything else is [`Error::UnknownReranker`], which lists these options. Missing or unusable
+/// model files are [`Error::BadModel`], naming the file and how to fix it.
+///
+/// ```
+/// use chunklab_embed::{load_reranker, Error};
+/// let err = load_reranker("colbert-v9", None).err().unwrap();
+/// assert!(matches!(err, Error::UnknownReranker { .. }));
+/// assert!(err.to_string().contains("maxsim"));
+/// ```
+pub fn load_reranker(spec: &str, embedder: Option<Arc<dyn Embedder>>) -> Result<Box<dyn Reranker>> {
+    if spec.trim().eq_ignore_ascii_case("maxsim") {
+        let embedder = embedder.ok_or(Error::RerankerNeedsEmbedder)?;
+        return Ok(Box::new(MaxSim::new(embedder)));
+    }
+    let path = Path::new(spec);
+    if path.is_dir() {
+        return Ok(Box::new(CrossEncoder::from_dir(path)?));
+    }
+    if path.exists() {
+        return Err(Error::UnknownReranker {
+            spec: spec.to_string(),
+            detail: " (that path is a file; give the directory that holds it)".into(),
+        });
+    }
+    if let Some(dir) = crate::hub_snapshot(spec) {
+        return Ok(Box::new(CrossEncoder::from_dir(&dir)?));
+    }
+    Err(Error::UnknownReranker {
+        spec: spec.to_string(),
+        detail: String::new(),
+    })
+}

@@ -1,0 +1,294 @@
+//! BM25 over chunks with tantivy, with a Dutch and an English analyzer.
+//!
+//! Each analyzer splits on non-alphanumerics, drops tokens over 40 bytes, lowercases, drops the
+//! language's stopwords, folds to ASCII (`geëist` → `geeist`, `café` → `cafe`) and stems with the
+//! Snowball stemmer of the language. A chunk is indexed into the field of its document's
+//! language (`text_en` or `text_nl`; with `--lang auto` each document's language is detected);
+//! a query is analyzed with both analyzers and scored over both fields, so a mixed corpus works.
+//! The indexed text is the chunk's heading path followed by its text.
+//!
+//! Every commit carries the store generation as its payload: when the payload differs from the
+//! manifest (a crash between the BM25 commit and the manifest), the BM25 index is rebuilt from the
+//! store — in memory by readers, on disk by the next writer.
+
+use crate::error::{Error, Result};
+use crate::store::ChunkRecord;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tantivy::collector::{FilterCollector, TopDocs};
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, STRING,
+};
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
+    StopWordFilter, TextAnalyzer, TokenStream,
+};
+use tantivy::{doc, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+
+/// Sub-directory of the index holding the tantivy index.
+pub const BM25_DIR: &str = "bm25";
+
+/// Languages with an analyzer, as (code, field name, tokenizer name).
+const LANGS: [(&str, &str, &str); 2] = [
+    ("en", "text_en", "chunklab_en"),
+    ("nl", "text_nl", "chunklab_nl"),
+];
+
+/// A predicate over chunk keys, evaluated inside the search (before truncation to the limit).
+pub type KeyFilter = Arc<dyn Fn(u64) -> bool + Send + Sync>;
+
+/// The analyzer chunklab uses for `lang` (`en` or `nl`).
+pub fn analyzer(lang: &str) -> TextAnalyzer {
+    let language = if lang == "nl" {
+        Language::Dutch
+    } else {
+        Language::English
+    };
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(StopWordFilter::new(language).expect("tantivy has Dutch and English stopwords"))
+        .filter(AsciiFoldingFilter)
+        .filter(Stemmer::new(language))
+        .build()
+}
+
+/// The terms `text` is indexed as under `lang`, with each term's byte range in `text`.
+///
+/// ```
+/// let t = chunklab_index::bm25::analyze("nl", "De vergunningen over windenergie");
+/// let terms: Vec<&str> = t.iter().map(|(_, s)| s.as_str()).collect();
+/// assert_eq!(terms, ["vergunn", "windenergie"]);
+/// assert_eq!(t[0].0, 3..15);
+/// ```
+pub fn analyze(lang: &str, text: &str) -> Vec<(Range<usize>, String)> {
+    let mut a = analyzer(lang);
+    let mut stream = a.token_stream(text);
+    let mut out = Vec::new();
+    while stream.advance() {
+        let t = stream.token();
+        out.push((t.offset_from..t.offset_to, t.text.clone()));
+    }
+    out
+}
+
+struct Fields {
+    key: Field,
+    doc_id: Field,
+    text: [Field; 2],
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let key = b.add_u64_field("key", NumericOptions::default().set_fast());
+    let doc_id = b.add_text_field("doc_id", STRING);
+    let text = LANGS.map(|(_, field, tokenizer)| {
+        let opts = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(tokenizer)
+                .set_index_option(IndexRecordOption::WithFreqs),
+        );
+        b.add_text_field(field, opts)
+    });
+    (b.build(), Fields { key, doc_id, text })
+}
+
+/// The BM25 index of an index directory (or in memory).
+pub struct Bm25 {
+    index: tantivy::Index,
+    reader: IndexReader,
+    fields: Fields,
+    writer: Option<IndexWriter<TantivyDocument>>,
+    path: PathBuf,
+}
+
+impl Bm25 {
+    fn err(path: &Path) -> impl Fn(tantivy::TantivyError) -> Error + '_ {
+        move |e| Error::Bm25 {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    }
+
+    fn wrap(index: tantivy::Index, fields: Fields, path: PathBuf) -> Result<Bm25> {
+        for (lang, _, tokenizer) in LANGS {
+            index.tokenizers().register(tokenizer, analyzer(lang));
+        }
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(Self::err(&path))?;
+        Ok(Bm25 {
+            index,
+            reader,
+            fields,
+            writer: None,
+            path,
+        })
+    }
+
+    /// Open the BM25 index under `index_dir` for reading.
+    pub fn open(index_dir: &Path) -> Result<Bm25> {
+        let path = index_dir.join(BM25_DIR);
+        let index = tantivy::Index::open_in_dir(&path).map_err(|e| Error::Corrupt {
+            path: path.clone(),
+            reason: format!("cannot open the BM25 index: {e}"),
+        })?;
+        let (_, fields) = schema();
+        Self::wrap(index, fields, path)
+    }
+
+    /// Open (creating it when absent) the BM25 index under `index_dir` for writing. Only the
+    /// holder of the index's writer lock calls this.
+    pub fn open_writer(index_dir: &Path) -> Result<Bm25> {
+        let path = index_dir.join(BM25_DIR);
+        std::fs::create_dir_all(&path).map_err(crate::error::io(&path))?;
+        let (schema, fields) = schema();
+        let dir = tantivy::directory::MmapDirectory::open(&path).map_err(|e| Error::Bm25 {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        let index = tantivy::Index::open_or_create(dir, schema).map_err(Self::err(&path))?;
+        let mut bm25 = Self::wrap(index, fields, path)?;
+        let writer = bm25
+            .index
+            .writer_with_num_threads(1, 64 << 20)
+            .map_err(Self::err(&bm25.path))?;
+        bm25.writer = Some(writer);
+        Ok(bm25)
+    }
+
+    /// An empty in-memory BM25 index (readers rebuild into one when the disk copy lags).
+    pub fn in_memory() -> Result<Bm25> {
+        let (schema, fields) = schema();
+        let index = tantivy::Index::create_in_ram(schema);
+        let mut bm25 = Self::wrap(index, fields, PathBuf::from("<memory>"))?;
+        let writer = bm25
+            .index
+            .writer_with_num_threads(1, 32 << 20)
+            .map_err(Self::err(&bm25.path))?;
+        bm25.writer = Some(writer);
+        Ok(bm25)
+    }
+
+    /// The store generation of the last commit, from the commit payload.
+    pub fn generation(&self) -> Result<Option<u64>> {
+        let metas = self.index.load_metas().map_err(Self::err(&self.path))?;
+        Ok(metas.payload.and_then(|p| p.parse().ok()))
+    }
+
+    fn writer(&self) -> &IndexWriter<TantivyDocument> {
+        self.writer.as_ref().expect("opened for writing")
+    }
+
+    /// Index a chunk of a document analyzed as `lang`.
+    pub fn add(&self, chunk: &ChunkRecord, lang: &str) -> Result<()> {
+        let field = if lang == "nl" {
+            self.fields.text[1]
+        } else {
+            self.fields.text[0]
+        };
+        let mut text = chunk.headings.join(" / ");
+        text.push('\n');
+        text.push_str(&chunk.text);
+        self.writer()
+            .add_document(doc!(
+                self.fields.key => chunk.key,
+                self.fields.doc_id => chunk.doc_id.as_str(),
+                field => text,
+            ))
+            .map_err(Self::err(&self.path))?;
+        Ok(())
+    }
+
+    /// Delete every chunk of a document.
+    pub fn remove_doc(&self, doc_id: &str) {
+        self.writer()
+            .delete_term(Term::from_field_text(self.fields.doc_id, doc_id));
+    }
+
+    /// Delete everything (before a rebuild).
+    pub fn clear(&self) -> Result<()> {
+        self.writer()
+            .delete_all_documents()
+            .map_err(Self::err(&self.path))?;
+        Ok(())
+    }
+
+    /// Make the changes durable with `generation` as the commit payload, and visible to searches.
+    pub fn commit(&mut self, generation: u64) -> Result<()> {
+        let path = self.path.clone();
+        let writer = self.writer.as_mut().expect("opened for writing");
+        let mut prepared = writer.prepare_commit().map_err(Self::err(&path))?;
+        prepared.set_payload(&generation.to_string());
+        prepared.commit().map_err(Self::err(&path))?;
+        self.reader.reload().map_err(Self::err(&path))?;
+        Ok(())
+    }
+
+    /// The `limit` best chunks for `query` by BM25, as `(key, score)`, best first (ties by key).
+    /// `filter`, when given, is applied inside the collector, so `limit` matching chunks come
+    /// back whenever that many match.
+    pub fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        filter: Option<KeyFilter>,
+    ) -> Result<Vec<(u64, f32)>> {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for (i, (lang, _, _)) in LANGS.iter().enumerate() {
+            for (_, term) in analyze(lang, query) {
+                if seen.insert((i, term.clone())) {
+                    let t = Term::from_field_text(self.fields.text[i], &term);
+                    clauses.push((
+                        Occur::Should,
+                        Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs)),
+                    ));
+                }
+            }
+        }
+        if clauses.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let q = BooleanQuery::new(clauses);
+        let searcher = self.reader.searcher();
+        let top = TopDocs::with_limit(limit);
+        let hits = match filter {
+            Some(f) => {
+                let collector = FilterCollector::new("key".to_string(), move |k: u64| f(k), top);
+                searcher.search(&q, &collector)
+            }
+            None => searcher.search(&q, &top),
+        }
+        .map_err(Self::err(&self.path))?;
+        let mut out = Vec::with_capacity(hits.len());
+        for (score, addr) in hits {
+            let column = searcher
+                .segment_reader(addr.segment_ord)
+                .fast_fields()
+                .u64("key")
+                .map_err(Self::err(&self.path))?;
+            let key = column.first(addr.doc_id).ok_or_else(|| Error::Corrupt {
+                path: self.path.clone(),
+                reason: "a BM25 document has no key".into(),
+            })?;
+            out.push((key, score));
+        }
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(out)
+    }
+
+    /// Number of chunks visible to searches.
+    pub fn len(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// `true` when no chunk is visible.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

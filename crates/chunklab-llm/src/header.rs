@@ -1,0 +1,26 @@
+//! The deterministic `header` context: the document title and the chunk's heading path, no
+//! language model.
+
+/// `title > heading > subheading`; a first heading equal to the title is not repeated.
+///
+/// ```
+/// use chunklab_llm::header::header_context;
+/// let path = vec!["Jaarverslag 2023".to_string(), "Financiën".to_string()];
+/// assert_eq!(header_context("Jaarverslag 2023", &path), "Jaarverslag 2023 > Financiën");
+/// assert_eq!(header_context("verslag.md", &[]), "verslag.md");
+/// ```
+pub fn header_context(title: &str, headings: &[String]) -> String {
+    let title = title.trim();
+    let mut parts: Vec<&str> = Vec::new();
+    if !title.is_empty() {
+        parts.push(title);
+    }
+    for (i, h) in headings.iter().enumerate() {
+        let h = h.trim();
+        if h.is_empty() || (i == 0 && h == title) {
+            continue;
+        }
+        parts.push(h);
+    }
+    parts.join(" > ")
+}
