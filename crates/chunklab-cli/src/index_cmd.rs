@@ -6,7 +6,7 @@
 //! Documents are committed in batches, so an interrupted run keeps every batch it finished and
 //! the next run picks up the rest.
 
-use crate::chunk_cmd::{self, ChunkingArgs, Pipeline, Prepared};
+use crate::chunk_cmd::{self, ChunkingArgs, Late, Pipeline, Prepared};
 use crate::input::{self, Input, Skip};
 use anyhow::{bail, Context, Result};
 use chunklab_core::Lang;
@@ -96,7 +96,10 @@ struct Todo {
 /// A chunked document, ready to embed.
 struct Chunked {
     doc: NewDocument,
+    /// Texts to embed, one per chunk; empty when `vectors` came from late chunking.
     embed_texts: Vec<String>,
+    /// `--strategy late`: the chunks' vectors, pooled from the whole document's token vectors.
+    vectors: Option<Vec<Vec<f32>>>,
     warnings: Vec<String>,
 }
 
@@ -160,6 +163,7 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
         .into(),
     };
     let settings = settings(&a.chunking, &pipeline, &model_spec, model.as_ref())?;
+    let late = a.chunking.late(Some(&model));
     let inputs = input::collect(&a.paths, &pipeline.filters)?;
     if inputs.iter().any(|i| matches!(i, Input::Stdin)) {
         bail!("chunklab index reads files and directories, not stdin (`-`)");
@@ -246,8 +250,10 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
     let (mut added, mut updated, mut chunks_total) = (0usize, 0usize, 0usize);
     let batch = a.commit_every.max(1);
     for group in todo.chunks(batch) {
-        let chunked: Vec<Result<Chunked, Skip>> =
-            group.par_iter().map(|t| chunk_one(t, &pipeline)).collect();
+        let chunked: Vec<Result<Chunked, Skip>> = group
+            .par_iter()
+            .map(|t| chunk_one(t, &pipeline, late.as_ref()))
+            .collect();
         let mut ready = Vec::new();
         for (t, c) in group.iter().zip(chunked) {
             match c {
@@ -280,8 +286,17 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
             .with_context(|| format!("embedding with {model_spec}"))?
             .into_iter();
         for (t, mut c) in ready {
-            for chunk in &mut c.doc.chunks {
-                chunk.vector = vectors.next().expect("one vector per text");
+            match c.vectors.take() {
+                Some(late_vectors) => {
+                    for (chunk, v) in c.doc.chunks.iter_mut().zip(late_vectors) {
+                        chunk.vector = v;
+                    }
+                }
+                None => {
+                    for chunk in &mut c.doc.chunks {
+                        chunk.vector = vectors.next().expect("one vector per text");
+                    }
+                }
             }
             chunks_total += c.doc.chunks.len();
             writer.add_document(c.doc)?;
@@ -322,15 +337,29 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
 }
 
 /// Read, parse and chunk one document exactly as `chunklab chunk` does.
-fn chunk_one(t: &Todo, p: &Pipeline) -> Result<Chunked, Skip> {
+fn chunk_one(t: &Todo, p: &Pipeline, late: Option<&Late>) -> Result<Chunked, Skip> {
     let prepared = chunk_cmd::prepare(&t.input, p.chunker.as_ref(), &p.reading, false)?;
     let source = t.input.source();
-    let chunks = chunk_cmd::chunks(&t.input, &source, &prepared, p.chunker.as_ref())?;
-    let (text, warnings) = match &prepared {
+    let mut chunks = chunk_cmd::chunks(&t.input, &source, &prepared, p.chunker.as_ref())?;
+    let (text, mut warnings) = match &prepared {
         Prepared::Parsed(doc, w) => (doc.text.as_str(), w.clone()),
         Prepared::Plain(text) => (text.as_str(), Vec::new()),
     };
-    let embed_texts = chunks.iter().map(|c| c.meta.embed_text(c.text)).collect();
+    if let Some(context) = &p.context {
+        let w = context
+            .apply_prepared(&prepared, &t.input, &mut chunks)
+            .map_err(|e| Skip::Error(anyhow::anyhow!("{source}: context: {e:#}")))?;
+        warnings.extend(w);
+    }
+    let vectors = match late {
+        Some(l) => Some(l.vectors(&prepared, &chunks, &source)?),
+        None => None,
+    };
+    let embed_texts = if vectors.is_some() {
+        Vec::new()
+    } else {
+        chunks.iter().map(|c| c.meta.embed_text(c.text)).collect()
+    };
     let new_chunks = chunks
         .iter()
         .map(|c| NewChunk::from_chunk(c, Vec::new()))
@@ -346,6 +375,7 @@ fn chunk_one(t: &Todo, p: &Pipeline) -> Result<Chunked, Skip> {
             chunks: new_chunks,
         },
         embed_texts,
+        vectors,
         warnings,
     })
 }

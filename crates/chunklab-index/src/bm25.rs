@@ -191,7 +191,10 @@ impl Bm25 {
         } else {
             self.fields.text[0]
         };
-        let mut text = chunk.headings.join(" / ");
+        // Contextual BM25: the context (if any) and the heading path are searchable with the text.
+        let mut text = chunk.context.clone().unwrap_or_default();
+        text.push('\n');
+        text.push_str(&chunk.headings.join(" / "));
         text.push('\n');
         text.push_str(&chunk.text);
         self.writer()

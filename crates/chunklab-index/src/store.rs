@@ -105,14 +105,23 @@ pub struct ChunkRecord {
     /// Text embedded before the chunk text (heading path, table header).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix: Option<String>,
+    /// Contextual-retrieval context (`--context header|llm`): embedded and indexed for BM25
+    /// before the chunk, never part of its span.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 impl ChunkRecord {
-    /// The text that was embedded: `prefix + text`.
+    /// The text that was embedded: `context + "\n\n" + prefix + text`, like
+    /// [`chunklab_core::ChunkMeta::embed_text`].
     pub fn embed_text(&self) -> String {
-        match &self.prefix {
+        let body = match &self.prefix {
             Some(p) => format!("{p}{}", self.text),
             None => self.text.clone(),
+        };
+        match &self.context {
+            Some(c) if !c.is_empty() => format!("{c}\n\n{body}"),
+            _ => body,
         }
     }
 }

@@ -332,6 +332,7 @@ impl IndexWriter {
                     level: c.meta.level,
                     parent_id: c.meta.parent_id.clone(),
                     prefix: c.meta.prefix.clone(),
+                    context: c.meta.context.clone(),
                 }
             })
             .collect();

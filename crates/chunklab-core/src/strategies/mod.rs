@@ -193,6 +193,14 @@ pub fn build(opts: &Options, sizer: Arc<dyn Sizer>) -> Result<Box<dyn Chunker>> 
                 .clone()
                 .unwrap_or_else(|| DEFAULT_LEVELS.to_vec()),
         )?),
+        "late" | "llm" => {
+            return config_err(format!(
+                "--strategy {} needs a model outside chunklab-core: build it with \
+                 chunklab_embed::LateChunker / chunklab_llm::LlmChunker (the CLI does this \
+                 with --model / --llm)",
+                opts.strategy
+            ))
+        }
         other => {
             let known: Vec<_> = catalog().iter().map(|s| s.name).collect();
             return config_err(format!(
@@ -462,6 +470,46 @@ pub fn catalog() -> Vec<StrategyInfo> {
                     "size limit of each level, largest first, in --unit (replaces --size)",
                 ),
                 UNIT,
+            ],
+        },
+        StrategyInfo {
+            name: "late",
+            summary: "late chunking: the whole document embedded once (overlapping windows past \
+                      the model's context), token vectors mean-pooled per chunk of the \
+                      --boundaries strategy; each chunk carries its `embedding` \
+                      (chunklab-embed's LateChunker)",
+            params: vec![
+                MODEL,
+                p(
+                    "--boundaries",
+                    "recursive",
+                    "the strategy that cuts the chunks (every other chunking flag applies to it)",
+                ),
+                p(
+                    "--late-window",
+                    "model context",
+                    "tokens per macro window for documents longer than the model's context",
+                ),
+                p(
+                    "--late-overlap",
+                    "window/8",
+                    "tokens that neighbouring macro windows share",
+                ),
+            ],
+        },
+        StrategyInfo {
+            name: "llm",
+            summary: "an LLM picks boundaries among numbered sentence/paragraph starts (never \
+                      rewrites text); validated, bounded by --size, recursive on garbage \
+                      (chunklab-llm's LlmChunker)",
+            params: vec![
+                SIZE,
+                UNIT,
+                p(
+                    "--llm",
+                    "-",
+                    "local:smollm2 | openai:BASE_URL#MODEL | anthropic:MODEL",
+                ),
             ],
         },
     ]
