@@ -46,7 +46,20 @@ pub struct BenchArgs {
     /// Chunks retrieved per query (default: 5 for chroma, as the report; 10 otherwise).
     #[arg(long, short = 'k')]
     pub k: Option<usize>,
-    /// Keep only these retrieval modes (comma separated: dense, bm25, hybrid).
+    /// Built-in sweep: `default` (every strategy family; for chroma the report's rows plus ours)
+    /// or `contextual` (headings without a context, with the `header` context and with an `llm`
+    /// context from --llm; at 250 tokens, dense, on chroma; at 512, dense and hybrid, otherwise).
+    #[arg(long, default_value = "default", value_parser = ["default", "contextual"])]
+    pub sweep: String,
+    /// Language model of `context = "llm"` configurations (default local:smollm2).
+    #[arg(long)]
+    pub llm: Option<String>,
+    /// Keep only these documents (ids; for chroma the corpora: chatlogs, finance, pubmed,
+    /// state_of_the_union, wikitexts) and the queries labelled inside them.
+    #[arg(long, value_delimiter = ',')]
+    pub only_docs: Vec<String>,
+    /// Keep only these retrieval modes (comma separated: dense, bm25, hybrid, dense+rerank,
+    /// bm25+rerank, hybrid+rerank).
     #[arg(long, value_delimiter = ',')]
     pub modes: Vec<String>,
     /// Keep only configurations of these strategies (comma separated).
@@ -76,6 +89,10 @@ pub struct BenchArgs {
     /// Fetch missing models first.
     #[arg(long)]
     pub fetch: bool,
+    /// Where each configuration's index is built and deleted again (default: the system's
+    /// temporary directory).
+    #[arg(long)]
+    pub scratch_dir: Option<PathBuf>,
     /// No progress output.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -217,8 +234,23 @@ fn configs(a: &BenchArgs, which: DefaultSweep) -> Result<Vec<Config>> {
                 }
             })?
         }
+        None if a.sweep == "contextual" => {
+            let llm = a.llm.as_deref().unwrap_or("local:smollm2");
+            if chroma {
+                sweep::contextual_sweep(250, &[Mode::Dense], &model, k, llm)
+            } else {
+                sweep::contextual_sweep(512, &[Mode::Dense, Mode::Hybrid], &model, k, llm)
+            }
+        }
         None => sweep::default_sweep(which, &model, k),
     };
+    if let Some(llm) = &a.llm {
+        for c in &mut configs {
+            if c.chunk.context.as_deref() == Some("llm") {
+                c.chunk.llm = Some(llm.clone());
+            }
+        }
+    }
     if !a.modes.is_empty() {
         let modes: Vec<Mode> = a
             .modes
@@ -244,7 +276,18 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
             bail!("unknown --metric `{m}` (known: {})", known.join(", "));
         }
     }
-    let (ds, which) = load_dataset(&a)?;
+    let (mut ds, which) = load_dataset(&a)?;
+    if !a.only_docs.is_empty() {
+        ds = ds.restrict(&a.only_docs).map_err(anyhow::Error::msg)?;
+        eprintln!(
+            "kept {} documents and the {} queries labelled inside them",
+            ds.docs.len(),
+            ds.queries.len()
+        );
+        if ds.queries.is_empty() {
+            bail!("--only-docs leaves no query to ask");
+        }
+    }
     let configs = configs(&a, which)?;
     let cache_dir = if a.no_cache {
         None
@@ -267,6 +310,7 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
             fetch: a.fetch,
             home: None,
         },
+        scratch_dir: a.scratch_dir.clone(),
     };
     let result = run::run(&ds, &configs, &opts, &progress)?;
     let metric = a

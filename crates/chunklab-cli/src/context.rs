@@ -38,6 +38,11 @@ pub struct ContextArgs {
     /// (counted in the summary), `error` fails the document.
     #[arg(long, default_value = "header", value_parser = ["header", "error"])]
     pub context_fallback: String,
+    /// Most document tokens per context prompt (default: as many as the model's context
+    /// leaves); longer documents are sent as windows holding the chunk, shared by neighbouring
+    /// chunks. A small cap makes a local model much faster per chunk.
+    #[arg(long)]
+    pub context_doc_tokens: Option<usize>,
     /// Do not read or write the LLM answer cache ($CHUNKLAB_HOME/llm-cache).
     #[arg(long)]
     pub llm_no_cache: bool,
@@ -120,6 +125,7 @@ impl ContextStage {
             } else {
                 OnFailure::Header
             },
+            max_doc_tokens: args.context_doc_tokens,
             ..ContextOptions::default()
         };
         Ok(Some(Self {

@@ -3,7 +3,7 @@
 //! filters inside the search, and result shaping; human-readable or `--json` output.
 
 use anyhow::{bail, Context, Result};
-use chunklab_embed::{Embedder, LoadOptions, Reranker, Role};
+use chunklab_embed::{Embedder, LoadOptions, Role};
 use chunklab_index::{bm25, Hit, Index, Mode, Query};
 use serde_json::json;
 use std::io::{IsTerminal, Write};
@@ -74,15 +74,6 @@ pub struct SearchArgs {
     /// Print `{"results": [...]}` as JSON.
     #[arg(long)]
     json: bool,
-}
-
-/// Adapts a chunklab-embed reranker to the index's `Rerank` seam.
-struct RerankWith(Box<dyn Reranker>);
-
-impl chunklab_index::Rerank for RerankWith {
-    fn rerank(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>, String> {
-        self.0.score(query, passages).map_err(|e| e.to_string())
-    }
 }
 
 pub fn run(a: SearchArgs) -> Result<ExitCode> {
@@ -161,7 +152,7 @@ pub fn run(a: SearchArgs) -> Result<ExitCode> {
     };
     let reranker = match &a.rerank {
         None => None,
-        Some(spec) => Some(RerankWith(
+        Some(spec) => Some(chunklab_eval::run::RerankWith(
             chunklab_embed::load_reranker(spec, model.clone())
                 .with_context(|| format!("--rerank {spec}"))?,
         )),

@@ -164,7 +164,7 @@ fn dense_and_hybrid_with_the_real_model() {
     let sweep = dir.path().join("sweep.toml");
     std::fs::write(
         &sweep,
-        "modes = [\"dense\", \"hybrid\"]\nunit = \"chars\"\n[[config]]\nstrategy = \"paragraph\"\nsize = 120\n",
+        "modes = [\"dense\", \"hybrid\", \"hybrid+rerank\"]\nunit = \"chars\"\n[[config]]\nstrategy = \"paragraph\"\nsize = 120\n[[config]]\nstrategy = \"paragraph\"\nsize = 120\ncontext = \"header\"\n",
     )
     .unwrap();
     let json = dir.path().join("r.json");
@@ -192,6 +192,26 @@ fn dense_and_hybrid_with_the_real_model() {
     assert!(dense["cost"]["tokens_embedded"].as_u64().unwrap() > 20);
     assert_eq!(dense["cost"]["cached"], 0);
     assert!(dense["metrics"]["hit"].as_f64().unwrap() >= 66.0, "{dense}");
+    // Reranking (MaxSim over MiniLM's token vectors) reorders the hybrid candidates.
+    let reranked = &v["rows"][2];
+    assert_eq!(reranked["mode"], "hybrid+rerank");
+    assert!(
+        reranked["metrics"]["hit"].as_f64().unwrap() >= 66.0,
+        "{reranked}"
+    );
+    // The header context is counted in the size and embedded with the chunk.
+    let header = &v["rows"][3];
+    assert_eq!(header["params"]["context"], "header");
+    assert_eq!(header["label"], "paragraph 120 +context header");
+    assert!(
+        header["cost"]["max_tokens"].as_u64().unwrap() <= 120,
+        "{header}"
+    );
+    assert!(
+        header["cost"]["tokens_embedded"].as_u64().unwrap()
+            > dense["cost"]["tokens_embedded"].as_u64().unwrap(),
+        "{header} vs {dense}"
+    );
     // The second run takes every vector from the cache.
     let out = chunklab(&args, &cache);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -324,4 +344,52 @@ fn archive_runs_with_a_small_sweep() {
         assert_eq!(r["mode"], "hybrid");
         assert!(r["metrics"]["doc_recall"].as_f64().unwrap() > 0.0, "{r}");
     }
+}
+
+#[test]
+fn llm_context_configuration_with_the_local_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, queries) = dataset(dir.path());
+    let sweep = dir.path().join("sweep.toml");
+    std::fs::write(
+        &sweep,
+        "modes = [\"bm25\"]\nunit = \"chars\"\n[[config]]\nstrategy = \"paragraph\"\nsize = 400\ncontext = [\"header\", \"llm\"]\nllm = \"local:smollm2\"\n",
+    )
+    .unwrap();
+    let json = dir.path().join("r.json");
+    let out = chunklab(
+        &[
+            "--corpus",
+            &corpus,
+            "--queries",
+            &queries,
+            "--config",
+            sweep.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &dir.path().join("cache"),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["params"]["context"], "header");
+    assert_eq!(rows[0]["cost"]["llm_calls"], 0);
+    let llm = &rows[1];
+    assert_eq!(llm["params"]["context"], "llm");
+    assert_eq!(llm["params"]["llm"], "local:smollm2");
+    assert_eq!(llm["params"]["context_reserve"], 64);
+    // Every chunk was answered by the model or from its answer cache (a re-run costs nothing),
+    // and the context stayed within the size.
+    let chunks = llm["cost"]["chunks"].as_u64().unwrap();
+    let answered = llm["cost"]["llm_calls"].as_u64().unwrap()
+        + llm["cost"]["llm_cache_hits"].as_u64().unwrap();
+    assert!(answered >= chunks, "{llm}");
+    assert!(llm["cost"]["max_tokens"].as_u64().unwrap() <= 400, "{llm}");
+    assert!(
+        stderr(&out).contains("context (local:smollm2)"),
+        "{}",
+        stderr(&out)
+    );
 }

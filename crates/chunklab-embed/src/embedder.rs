@@ -6,7 +6,7 @@
 use crate::bert::{mean_rows, normalize, BertConfig, BertModel};
 use crate::error::{io_err, Error, Result};
 use crate::{Embedder, Role, TokenVectors};
-use chunklab_core::text::is_py_space;
+use chunklab_core::text::{ceil_char_boundary, floor_char_boundary, is_py_space};
 use std::ops::Range;
 use std::path::Path;
 use tokenizers::{Encoding, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
@@ -198,8 +198,8 @@ impl BertEmbedder {
             if special == 1 || e <= p || s >= e {
                 continue;
             }
-            let start = floor_boundary(text, s.max(p) - p);
-            let end = ceil_boundary(text, e - p).max(start);
+            let start = floor_char_boundary(text, s.max(p) - p);
+            let end = ceil_char_boundary(text, e - p).max(start);
             tokens.push((i, start..end));
         }
         Ok((enc, tokens))
@@ -375,22 +375,6 @@ fn encode(tokenizer: &Tokenizer, text: &str, specials: bool) -> Result<Encoding>
     tokenizer
         .encode(text, specials)
         .map_err(|e| Error::Tokenizer(e.to_string()))
-}
-
-fn floor_boundary(text: &str, i: usize) -> usize {
-    let mut i = i.min(text.len());
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_boundary(text: &str, i: usize) -> usize {
-    let mut i = i.min(text.len());
-    while !text.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {

@@ -8,8 +8,12 @@ use crate::cross_encoder::CrossEncoder;
 use crate::error::{Error, Result};
 use crate::{Embedder, Role, TokenVectors};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+/// Normalized token vectors of passages by the BLAKE3 of their text.
+type PassageRows = HashMap<[u8; 32], Arc<Vec<f32>>>;
 
 /// A model that scores passages against a query.
 pub trait Reranker: Send + Sync {
@@ -33,7 +37,8 @@ pub trait Reranker: Send + Sync {
 /// part. A passage longer than the model's context is not truncated: it is split into
 /// consecutive windows that each fit, and the maximum runs over the tokens of all windows (a
 /// long query is windowed the same way). A passage without tokens (empty, whitespace) scores
-/// `-1.0`, the lowest possible score. Nothing is cached between calls.
+/// `-1.0`, the lowest possible score. Nothing is cached between calls unless the reranker is
+/// made with [`MaxSim::with_passage_cache`].
 ///
 /// ```no_run
 /// use chunklab_embed::{load, LoadOptions, MaxSim, Reranker};
@@ -47,13 +52,56 @@ pub trait Reranker: Send + Sync {
 pub struct MaxSim {
     embedder: Arc<dyn Embedder>,
     name: String,
+    /// Normalized token vectors by passage text (BLAKE3), when caching.
+    cache: Option<Mutex<PassageRows>>,
 }
 
 impl MaxSim {
     /// MaxSim over the token vectors of `embedder`.
     pub fn new(embedder: Arc<dyn Embedder>) -> Self {
         let name = format!("maxsim({})", embedder.name());
-        Self { embedder, name }
+        Self {
+            embedder,
+            name,
+            cache: None,
+        }
+    }
+
+    /// Keep every passage's token vectors in memory, keyed by its text, so a passage is run
+    /// through the model once however many queries rerank it (benchmarks over one collection).
+    /// Memory grows with the passages seen: `tokens × dim × 4` bytes.
+    pub fn with_passage_cache(mut self) -> Self {
+        self.cache = Some(Mutex::new(HashMap::new()));
+        self
+    }
+
+    /// Normalized token vectors of each passage, through the cache when there is one.
+    fn passage_rows(&self, passages: &[&str]) -> Result<Vec<Arc<Vec<f32>>>> {
+        let Some(cache) = &self.cache else {
+            let tv = self.embedder.token_vectors_batch(passages, Role::Passage)?;
+            return Ok(tv.iter().map(|t| Arc::new(unit_rows(t))).collect());
+        };
+        let keys: Vec<[u8; 32]> = passages
+            .iter()
+            .map(|p| *blake3::hash(p.as_bytes()).as_bytes())
+            .collect();
+        let mut missing: Vec<usize> = {
+            let c = cache.lock().unwrap_or_else(|e| e.into_inner());
+            (0..passages.len())
+                .filter(|&i| !c.contains_key(&keys[i]))
+                .collect()
+        };
+        missing.dedup_by_key(|i| keys[*i]);
+        if !missing.is_empty() {
+            let texts: Vec<&str> = missing.iter().map(|&i| passages[i]).collect();
+            let tv = self.embedder.token_vectors_batch(&texts, Role::Passage)?;
+            let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+            for (&i, t) in missing.iter().zip(&tv) {
+                c.insert(keys[i], Arc::new(unit_rows(t)));
+            }
+        }
+        let c = cache.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(keys.iter().map(|k| c[k].clone()).collect())
     }
 
     /// The embedding model whose token vectors are compared.
@@ -81,10 +129,10 @@ impl Reranker for MaxSim {
             return Ok(Vec::new());
         }
         let q = unit_rows(&query_vectors);
-        let passage_vectors = self.embedder.token_vectors_batch(passages, Role::Passage)?;
-        Ok(passage_vectors
+        let passage_rows = self.passage_rows(passages)?;
+        Ok(passage_rows
             .par_iter()
-            .map(|p| max_sim(&q, &unit_rows(p), query_vectors.dim))
+            .map(|p| max_sim(&q, p, query_vectors.dim))
             .collect())
     }
 }

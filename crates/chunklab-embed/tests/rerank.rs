@@ -281,6 +281,27 @@ fn maxsim_equals_the_direct_computation() {
 }
 
 #[test]
+fn maxsim_passage_cache_gives_the_same_scores() {
+    let m = model("minilm");
+    let plain = MaxSim::new(m.clone());
+    let cached = MaxSim::new(m).with_passage_cache();
+    for query in [
+        "parking permit for visitors",
+        "moties windenergie aangenomen",
+    ] {
+        let want = plain.score(query, &PASSAGES).unwrap();
+        // First call fills the cache, the second (reversed, with a repeat) reads it.
+        assert_eq!(cached.score(query, &PASSAGES).unwrap(), want);
+        let mut again: Vec<&str> = PASSAGES.iter().rev().copied().collect();
+        again.push(PASSAGES[0]);
+        let got = cached.score(query, &again).unwrap();
+        let mut expect: Vec<f32> = want.iter().rev().copied().collect();
+        expect.push(want[0]);
+        assert_eq!(got, expect, "{query}");
+    }
+}
+
+#[test]
 fn maxsim_ranks_the_relevant_passage_first() {
     let cases = [
         ("parking permit for visitors", 0),

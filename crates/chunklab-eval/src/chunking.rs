@@ -25,17 +25,42 @@ pub struct EvalChunk {
     pub tokens: usize,
     /// Text embedded before the chunk (heading path, table header), not part of the span.
     pub prefix: Option<String>,
+    /// Heading path.
+    pub headings: Vec<String>,
+    /// Contextual-retrieval context (see [`crate::context`]), not part of the span.
+    pub context: Option<String>,
 }
 
 impl EvalChunk {
-    /// What gets embedded and indexed: prefix + the span's text.
-    pub fn embed_text(&self, doc_text: &str) -> String {
+    /// Prefix + the span's text (what a context is fitted against).
+    pub fn body(&self, doc_text: &str) -> String {
         let t = &doc_text[self.start_byte..self.end_byte];
         match &self.prefix {
             Some(p) => format!("{p}{t}"),
             None => t.to_string(),
         }
     }
+
+    /// What gets embedded: `context + "\n\n"` (when there is one) + prefix + the span's text.
+    pub fn embed_text(&self, doc_text: &str) -> String {
+        let body = self.body(doc_text);
+        match self.context.as_deref() {
+            Some(c) if !c.is_empty() => format!("{c}\n\n{body}"),
+            _ => body,
+        }
+    }
+}
+
+/// The sizer of `spec`'s unit (cl100k when the unit is tokens without a tokenizer).
+pub fn spec_sizer(spec: &ChunkSpec) -> Result<Arc<dyn chunklab_core::Sizer>> {
+    let unit = spec.unit.as_str();
+    let tokenizer = if unit == "tokens" {
+        Some(spec.tokenizer.as_deref().unwrap_or("cl100k"))
+    } else {
+        None
+    };
+    chunklab_tokenizers::sizer_from_spec(unit, tokenizer, false)
+        .map_err(|e| Error::Config(format!("{}: {e}", spec.label())))
 }
 
 /// The chunker `spec` describes. `model` (with its cached view `cached`) is needed by
@@ -46,18 +71,7 @@ pub fn build_chunker(
     cached: Option<Arc<CachedTextEmbedder>>,
 ) -> Result<Box<dyn Chunker>> {
     let cfg = |m: String| Error::Config(format!("{}: {m}", spec.label()));
-    let unit = if spec.unit == "tokens" {
-        "tokens"
-    } else {
-        spec.unit.as_str()
-    };
-    let tokenizer = if unit == "tokens" {
-        Some(spec.tokenizer.as_deref().unwrap_or("cl100k"))
-    } else {
-        None
-    };
-    let sizer = chunklab_tokenizers::sizer_from_spec(unit, tokenizer, false)
-        .map_err(|e| cfg(e.to_string()))?;
+    let sizer = spec_sizer(spec)?;
     let strategy = if spec.strategy == "late" {
         spec.boundaries_or_default().to_string()
     } else {
@@ -74,7 +88,7 @@ pub fn build_chunker(
     };
     let opts = Options {
         strategy,
-        size: spec.size,
+        size: spec.chunk_size(),
         overlap: spec.overlap,
         stride: spec.stride,
         lang: spec.lang.parse::<Lang>().map_err(|e| cfg(e.to_string()))?,
@@ -134,6 +148,8 @@ pub fn chunk_all(
                     end_char: cursor.char_at(s.end),
                     tokens: s.tokens,
                     prefix: meta.prefix,
+                    headings: meta.headings,
+                    context: None,
                 })
                 .collect())
         })

@@ -42,3 +42,47 @@ pub struct Dataset {
     pub docs: Vec<Document>,
     pub queries: Vec<Query>,
 }
+
+impl Dataset {
+    /// Keep only the documents whose id is in `ids` and the queries labelled entirely inside
+    /// them; the name records the subset. Unknown ids are an error that lists the known ones.
+    ///
+    /// ```
+    /// use chunklab_eval::dataset::{Dataset, Document, Query};
+    /// let doc = |id: &str| Document { id: id.into(), name: format!("{id}.md"), text: "x".into() };
+    /// let q = |id: &str, d: &str| Query {
+    ///     id: id.into(), query: "?".into(), relevant_docs: vec![d.into()], relevant_spans: vec![],
+    /// };
+    /// let ds = Dataset { name: "set".into(), docs: vec![doc("a"), doc("b")],
+    ///                    queries: vec![q("1", "a"), q("2", "b")] };
+    /// let sub = ds.restrict(&["b".to_string()]).unwrap();
+    /// assert_eq!((sub.docs.len(), sub.queries.len(), sub.name.as_str()), (1, 1, "set[b]"));
+    /// assert!(ds.restrict(&["c".to_string()]).unwrap_err().contains("a, b"));
+    /// ```
+    pub fn restrict(&self, ids: &[String]) -> Result<Dataset, String> {
+        for id in ids {
+            if !self.docs.iter().any(|d| &d.id == id) {
+                let known: Vec<&str> = self.docs.iter().map(|d| d.id.as_str()).collect();
+                return Err(format!(
+                    "no document `{id}` in {} (known: {})",
+                    self.name,
+                    known.join(", ")
+                ));
+            }
+        }
+        let keep = |d: &str| ids.iter().any(|i| i == d);
+        Ok(Dataset {
+            name: format!("{}[{}]", self.name, ids.join(",")),
+            docs: self.docs.iter().filter(|d| keep(&d.id)).cloned().collect(),
+            queries: self
+                .queries
+                .iter()
+                .filter(|q| {
+                    q.relevant_docs.iter().all(|d| keep(d))
+                        && q.relevant_spans.iter().all(|s| keep(&s.doc_id))
+                })
+                .cloned()
+                .collect(),
+        })
+    }
+}

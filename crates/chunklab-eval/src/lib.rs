@@ -2,20 +2,22 @@
 //! the built-in generated Dutch municipal archive), retrieval metrics, sweeps and reports.
 //!
 //! [`run::run`] takes a [`dataset::Dataset`] and [`sweep::Config`]s and measures each
-//! configuration: chunk → embed (through [`embed_cache`]) → index → retrieve → score
+//! configuration: chunk (and [`context`]) → embed (through [`embed_cache`]) → index and retrieve
+//! (a real `chunklab-index`, [`collection`]) → score
 //! ([`metrics`], [`token_metrics`], [`bootstrap`]) and cost. [`report`] renders the result.
 
 pub mod archive;
 pub mod bootstrap;
 pub mod chroma;
 pub mod chunking;
+pub mod collection;
+pub mod context;
 pub mod dataset;
 pub mod embed_cache;
 pub mod error;
 pub mod io;
 pub mod metrics;
 pub mod report;
-pub mod retrieve;
 pub mod run;
 pub mod scoring;
 pub mod sweep;

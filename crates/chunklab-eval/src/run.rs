@@ -5,11 +5,11 @@
 //! indexes; only retrieval and scoring run per mode and k. Documents are parsed once.
 
 use crate::bootstrap::{summarize, Summary};
-use crate::chunking::{build_chunker, chunk_all, EvalChunk};
+use crate::chunking::{build_chunker, chunk_all, spec_sizer, EvalChunk};
+use crate::collection::{Collection, ModelInfo};
 use crate::dataset::Dataset;
 use crate::embed_cache::{CachedTextEmbedder, EmbedCache, EmbedStats};
 use crate::error::{Error, Result};
-use crate::retrieve::{rrf, Bm25, Dense};
 use crate::scoring::{score_query, QueryLabels, QueryScores};
 use crate::sweep::{ChunkSpec, Config, Mode};
 use chunklab_core::document::ParsedDocument;
@@ -28,6 +28,9 @@ pub struct RunOptions {
     pub cache_dir: Option<PathBuf>,
     /// Model loading (fetch missing known models, cache root).
     pub load: LoadOptions,
+    /// Where each configuration's index is built (a temporary directory inside it, deleted
+    /// afterwards); default: the system's temporary directory.
+    pub scratch_dir: Option<PathBuf>,
 }
 
 /// Progress reporting; the CLI draws bars, tests pass [`NoProgress`].
@@ -65,7 +68,9 @@ pub struct Cost {
     pub tokens_embedded: usize,
     /// Chunks longer than the model's window (their tail is not embedded).
     pub truncated: usize,
-    /// Bytes of the index: f32 vectors (dense, hybrid) plus BM25 postings (bm25, hybrid).
+    /// Bytes on disk of what the mode searches in the configuration's `chunklab-index`:
+    /// vectors (store vector files + HNSW snapshot; dense, hybrid) plus the tantivy BM25 index
+    /// (bm25, hybrid). Chunk records and document texts are not counted.
     pub index_bytes: u64,
     pub vector_bytes: u64,
     pub bm25_bytes: u64,
@@ -81,6 +86,16 @@ pub struct Cost {
     pub query_p95_ms: f64,
     /// Mean cl100k tokens of the top-k chunks' texts: what they add to an LLM prompt.
     pub prompt_tokens: f64,
+    /// Contextual retrieval with a language model: time, and tokens it read (of which served
+    /// from its KV/prompt cache) and wrote in this run (0 when answers came from the on-disk
+    /// answer cache).
+    pub context_ms: f64,
+    /// Requests the language model answered, and answers taken from the on-disk answer cache.
+    pub llm_calls: u64,
+    pub llm_cache_hits: u64,
+    pub llm_input_tokens: u64,
+    pub llm_cached_tokens: u64,
+    pub llm_output_tokens: u64,
 }
 
 /// One configuration's result.
@@ -193,7 +208,7 @@ pub fn run(
     let mut models: HashMap<String, Arc<dyn Embedder>> = HashMap::new();
     let mut query_vecs: HashMap<String, Vec<Arc<[f32]>>> = HashMap::new();
     for c in configs {
-        if models.contains_key(&c.model) || !(c.mode.dense() || c.chunk.needs_model()) {
+        if models.contains_key(&c.model) || !needs_model(c) {
             continue;
         }
         let m: Arc<dyn Embedder> = chunklab_embed::load(&c.model, &opts.load)
@@ -209,6 +224,42 @@ pub fn run(
         query_vecs.insert(c.model.clone(), v);
         models.insert(c.model.clone(), m);
     }
+    // Rerankers of the `+rerank` modes, one per (reranker, model), with their passages' token
+    // vectors kept for the run.
+    let mut rerankers: HashMap<(String, String), RerankWith> = HashMap::new();
+    for c in configs.iter().filter(|c| c.mode.rerank()) {
+        let spec = c.reranker.clone().unwrap_or_else(|| "maxsim".into());
+        let key = (spec.clone(), c.model.clone());
+        if rerankers.contains_key(&key) {
+            continue;
+        }
+        let model = models.get(&c.model).cloned();
+        let r: Box<dyn chunklab_embed::Reranker> = if spec.eq_ignore_ascii_case("maxsim") {
+            let model = model.ok_or_else(|| Error::Config("maxsim needs a model".into()))?;
+            Box::new(chunklab_embed::MaxSim::new(model).with_passage_cache())
+        } else {
+            chunklab_embed::load_reranker(&spec, model)
+                .map_err(|e| Error::Config(format!("reranker `{spec}`: {e}")))?
+        };
+        rerankers.insert(key, RerankWith(r));
+    }
+    // Language models of `context = "llm"`, opened once each.
+    let mut llms: HashMap<String, Arc<chunklab_llm::LlmClient>> = HashMap::new();
+    for c in configs {
+        if c.chunk.context.as_deref() != Some("llm") || llms.contains_key(c.chunk.llm_or_default())
+        {
+            continue;
+        }
+        let spec = c.chunk.llm_or_default();
+        let open = chunklab_llm::spec::OpenOptions {
+            fetch: opts.load.fetch,
+            ..Default::default()
+        };
+        let client = chunklab_llm::spec::open(spec, &open)
+            .map_err(|e| Error::Config(format!("llm `{spec}`: {e}")))?;
+        llms.insert(spec.to_string(), Arc::new(client));
+    }
+    let scratch = opts.scratch_dir.clone().unwrap_or_else(std::env::temp_dir);
 
     // Group configurations by what decides their chunks and vectors.
     let mut groups: Vec<(ChunkSpec, String, Vec<usize>)> = Vec::new();
@@ -245,7 +296,7 @@ pub fn run(
             ds.docs.len() as u64,
         );
         let tc = Instant::now();
-        let chunks = chunk_all(chunker.as_ref(), &parsed, &ids)?;
+        let mut chunks = chunk_all(chunker.as_ref(), &parsed, &ids)?;
         let chunk_ms = tc.elapsed().as_secs_f64() * 1000.0;
         progress.set(ds.docs.len() as u64);
         progress.finish();
@@ -254,6 +305,41 @@ pub fn run(
                 "{label}: no chunks (every document empty?); skipped"
             ));
             continue;
+        }
+        let mut context_cost = crate::context::ContextReport::default();
+        if let Some(kind) = &spec.context {
+            let llm = (kind == "llm").then(|| llms[spec.llm_or_default()].clone());
+            progress.start(
+                &format!(
+                    "[{}/{}] context ({}) for {} chunks: {label}",
+                    gi + 1,
+                    groups.len(),
+                    llm.as_ref()
+                        .map_or("header".to_string(), |l| chunklab_llm::full_name(
+                            l.as_ref()
+                        )),
+                    chunks.len()
+                ),
+                chunks.len() as u64,
+            );
+            let sizer = spec_sizer(spec)?;
+            context_cost = crate::context::contextualize_chunks(
+                &mut chunks,
+                &parsed,
+                &ids,
+                llm.as_deref(),
+                sizer.as_ref(),
+                spec.size,
+                progress,
+            )?;
+            progress.finish();
+            let w = context_cost.warnings;
+            if w.windowed + w.retried + w.fallbacks + w.truncated > 0 {
+                notes.push(format!(
+                    "{label}: {} contexts shortened to fit the size, {} chunks saw a window of their document, {} asked twice, {} header fallbacks",
+                    w.truncated, w.windowed, w.retried, w.fallbacks
+                ));
+            }
         }
         let mut stats = cached_embedder
             .as_ref()
@@ -266,7 +352,7 @@ pub fn run(
 
         // Vectors.
         let needs_dense = members.iter().any(|&i| configs[i].mode.dense());
-        let mut dense = None;
+        let mut vectors = None;
         let (mut tokens_embedded, mut truncated) = (0usize, 0usize);
         if needs_dense {
             let m = model
@@ -315,15 +401,34 @@ pub fn run(
                     truncated += usize::from(n > window);
                 }
             }
-            let dim = m.dim();
-            let mut flat = Vec::with_capacity(vecs.len() * dim);
-            for v in &vecs {
-                flat.extend_from_slice(v);
-            }
-            dense = Some(Dense { dim, vectors: flat });
+            vectors = Some(vecs);
         }
-        let needs_bm25 = members.iter().any(|&i| configs[i].mode != Mode::Dense);
-        let bm25 = needs_bm25.then(|| Bm25::new(texts.iter().map(String::as_str)));
+
+        // The index: the same chunklab-index users build with `chunklab index`.
+        progress.start(
+            &format!(
+                "[{}/{}] indexing {} chunks: {label}",
+                gi + 1,
+                groups.len(),
+                chunks.len()
+            ),
+            1,
+        );
+        let info = vectors.as_ref().and(model.as_ref()).map(|m| ModelInfo {
+            name: m.name(),
+            dim: m.dim(),
+            max_tokens: m.max_tokens(),
+        });
+        let collection = Collection::build(
+            &scratch,
+            spec,
+            info,
+            &parsed,
+            &ids,
+            &chunks,
+            vectors.as_deref(),
+        )?;
+        progress.finish();
 
         // Sizes and prompt tokens.
         let prompt_counts: Vec<usize> =
@@ -348,30 +453,18 @@ pub fn run(
                 ),
                 ds.queries.len() as u64,
             );
+            let reranker = c.mode.rerank().then(|| {
+                let spec = c.reranker.clone().unwrap_or_else(|| "maxsim".into());
+                &rerankers[&(spec, c.model.clone())] as &dyn chunklab_index::Rerank
+            });
             let mut latencies = Vec::with_capacity(ds.queries.len());
             let mut results: Vec<Vec<u32>> = Vec::with_capacity(ds.queries.len());
-            let candidates = (c.k * 10).max(50);
             for (qi, q) in ds.queries.iter().enumerate() {
+                let vector = c.mode.dense().then(|| &*query_vecs[&c.model][qi]);
                 let t = Instant::now();
-                let hits = match c.mode {
-                    Mode::Dense => dense
-                        .as_ref()
-                        .unwrap()
-                        .search(&query_vecs[&c.model][qi], c.k),
-                    Mode::Bm25 => bm25.as_ref().unwrap().search(&q.query, c.k),
-                    Mode::Hybrid => rrf(
-                        &[
-                            dense
-                                .as_ref()
-                                .unwrap()
-                                .search(&query_vecs[&c.model][qi], candidates),
-                            bm25.as_ref().unwrap().search(&q.query, candidates),
-                        ],
-                        c.k,
-                    ),
-                };
+                let hits = collection.search(&q.query, vector, c.mode, c.k, reranker)?;
                 latencies.push(t.elapsed().as_secs_f64() * 1000.0);
-                results.push(hits.into_iter().map(|h| h.0).collect());
+                results.push(hits);
                 if qi % 16 == 0 {
                     progress.set(qi as u64);
                 }
@@ -388,12 +481,12 @@ pub fn run(
                 .sum::<f64>()
                 / results.len() as f64;
             let vector_bytes = if c.mode.dense() {
-                dense.as_ref().map_or(0, Dense::bytes)
+                collection.bytes.vectors
             } else {
                 0
             };
-            let bm25_bytes = if c.mode != Mode::Dense {
-                bm25.as_ref().map_or(0, Bm25::bytes)
+            let bm25_bytes = if c.mode.bm25() {
+                collection.bytes.bm25
             } else {
                 0
             };
@@ -418,12 +511,18 @@ pub fn run(
                 query_p50_ms: percentile(&mut latencies.clone(), 0.50),
                 query_p95_ms: percentile(&mut latencies, 0.95),
                 prompt_tokens,
+                context_ms: context_cost.seconds * 1000.0,
+                llm_calls: context_cost.usage.calls,
+                llm_cache_hits: context_cost.usage.cache_hits,
+                llm_input_tokens: context_cost.usage.input_tokens,
+                llm_cached_tokens: context_cost.usage.cached_tokens,
+                llm_output_tokens: context_cost.usage.output_tokens,
             };
             rows[ci] = Some(Row {
                 label: c.label.clone(),
                 strategy: c.chunk.strategy.clone(),
                 params: c.chunk.params(),
-                model: if c.mode.dense() || c.chunk.needs_model() {
+                model: if needs_model(c) {
                     c.model.clone()
                 } else {
                     String::new()
@@ -509,6 +608,26 @@ fn late_vectors(
         .into_iter()
         .map(|v| v.expect("every chunk got a vector"))
         .collect())
+}
+
+/// Whether a configuration needs its embedding model (vectors, model-driven chunking, or a
+/// MaxSim reranker).
+fn needs_model(c: &Config) -> bool {
+    c.mode.dense()
+        || c.chunk.needs_model()
+        || (c.mode.rerank()
+            && c.reranker
+                .as_deref()
+                .is_none_or(|r| r.eq_ignore_ascii_case("maxsim")))
+}
+
+/// A chunklab-embed reranker behind the index's [`chunklab_index::Rerank`] seam.
+pub struct RerankWith(pub Box<dyn chunklab_embed::Reranker>);
+
+impl chunklab_index::Rerank for RerankWith {
+    fn rerank(&self, query: &str, passages: &[&str]) -> std::result::Result<Vec<f32>, String> {
+        self.0.score(query, passages).map_err(|e| e.to_string())
+    }
 }
 
 fn percentile(v: &mut [f64], q: f64) -> f64 {

@@ -25,9 +25,9 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// How chunks are retrieved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+/// How chunks are retrieved: a retriever of the index, optionally followed by a reranker over
+/// its top candidates (`+rerank`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Mode {
     /// Cosine similarity of query and chunk vectors.
     Dense,
@@ -35,29 +35,77 @@ pub enum Mode {
     Bm25,
     /// Reciprocal-rank fusion of dense and BM25.
     Hybrid,
+    /// Dense, then the reranker over the top candidates.
+    DenseRerank,
+    /// BM25, then the reranker.
+    Bm25Rerank,
+    /// Hybrid, then the reranker.
+    HybridRerank,
 }
 
 impl Mode {
+    /// Every mode, in report order.
+    pub const ALL: [Mode; 6] = [
+        Mode::Dense,
+        Mode::Bm25,
+        Mode::Hybrid,
+        Mode::DenseRerank,
+        Mode::Bm25Rerank,
+        Mode::HybridRerank,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Mode::Dense => "dense",
             Mode::Bm25 => "bm25",
             Mode::Hybrid => "hybrid",
+            Mode::DenseRerank => "dense+rerank",
+            Mode::Bm25Rerank => "bm25+rerank",
+            Mode::HybridRerank => "hybrid+rerank",
         }
     }
 
     pub fn parse(s: &str) -> Result<Mode, String> {
-        match s {
-            "dense" => Ok(Mode::Dense),
-            "bm25" => Ok(Mode::Bm25),
-            "hybrid" => Ok(Mode::Hybrid),
-            other => Err(format!("unknown mode `{other}` (dense, bm25, hybrid)")),
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Mode::ALL.iter().map(|m| m.name()).collect();
+                format!("unknown mode `{s}` ({})", names.join(", "))
+            })
+    }
+
+    /// The index's retriever.
+    pub fn retriever(self) -> chunklab_index::Mode {
+        match self {
+            Mode::Dense | Mode::DenseRerank => chunklab_index::Mode::Dense,
+            Mode::Bm25 | Mode::Bm25Rerank => chunklab_index::Mode::Bm25,
+            Mode::Hybrid | Mode::HybridRerank => chunklab_index::Mode::Hybrid,
         }
+    }
+
+    /// Whether a reranker reorders the retrieved candidates.
+    pub fn rerank(self) -> bool {
+        matches!(
+            self,
+            Mode::DenseRerank | Mode::Bm25Rerank | Mode::HybridRerank
+        )
     }
 
     /// Whether the mode needs chunk vectors.
     pub fn dense(self) -> bool {
-        self != Mode::Bm25
+        self.retriever() != chunklab_index::Mode::Bm25
+    }
+
+    /// Whether the mode searches BM25.
+    pub fn bm25(self) -> bool {
+        self.retriever() != chunklab_index::Mode::Dense
+    }
+}
+
+impl Serialize for Mode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 
@@ -92,6 +140,11 @@ pub struct ChunkSpec {
     pub levels: Option<Vec<usize>>,
     /// `late`: the strategy that draws the boundaries (default `headings`).
     pub boundaries: Option<String>,
+    /// Contextual retrieval: `header` (title + heading path) or `llm` (a language model writes
+    /// a context per chunk); embedded and indexed as `context + "\n\n" + chunk`.
+    pub context: Option<String>,
+    /// The language model of `context = "llm"` (default `local:smollm2`).
+    pub llm: Option<String>,
 }
 
 impl ChunkSpec {
@@ -117,6 +170,8 @@ impl ChunkSpec {
             piece_size: None,
             levels: None,
             boundaries: None,
+            context: None,
+            llm: None,
         }
     }
 
@@ -194,7 +249,34 @@ impl ChunkSpec {
         if s == "late" {
             m.insert("boundaries".into(), json!(self.boundaries_or_default()));
         }
+        if let Some(c) = &self.context {
+            m.insert("context".into(), json!(c));
+            m.insert("context_reserve".into(), json!(self.context_reserve()));
+            if c == "llm" {
+                m.insert("llm".into(), json!(self.llm_or_default()));
+            }
+        }
         m
+    }
+
+    /// Room left for the context: a configuration with a context chunks at `size` minus this,
+    /// so that context + chunk stays within `size` (one fifth of the size, at most 64).
+    pub fn context_reserve(&self) -> usize {
+        if self.context.is_some() {
+            (self.size / 5).min(64)
+        } else {
+            0
+        }
+    }
+
+    /// The size the chunker runs at: `size` less the context reserve.
+    pub fn chunk_size(&self) -> usize {
+        self.size - self.context_reserve()
+    }
+
+    /// The language model of `context = "llm"`.
+    pub fn llm_or_default(&self) -> &str {
+        self.llm.as_deref().unwrap_or("local:smollm2")
     }
 
     pub fn levels_or_default(&self) -> Vec<usize> {
@@ -234,6 +316,9 @@ impl ChunkSpec {
         if self.separators.is_some() {
             l.push_str(" custom-seps");
         }
+        if let Some(c) = &self.context {
+            l.push_str(&format!(" +context {c}"));
+        }
         l
     }
 }
@@ -249,6 +334,9 @@ pub struct Config {
     pub mode: Mode,
     /// Chunks retrieved per query.
     pub k: usize,
+    /// Reranker of the `+rerank` modes: `maxsim` over the configuration's model (the default)
+    /// or a cross-encoder directory.
+    pub reranker: Option<String>,
 }
 
 /// Which built-in sweep to use.
@@ -333,6 +421,37 @@ pub fn default_sweep(which: DefaultSweep, model: &str, k: usize) -> Vec<Config> 
                 model: model.into(),
                 mode,
                 k,
+                reranker: None,
+            });
+        }
+    }
+    out
+}
+
+/// The contextual-retrieval sweep: `headings` at `size` cl100k tokens without a context, with
+/// the `header` context and with an `llm` context written by `llm`, each in `modes`.
+pub fn contextual_sweep(
+    size: usize,
+    modes: &[Mode],
+    model: &str,
+    k: usize,
+    llm: &str,
+) -> Vec<Config> {
+    let mut out = Vec::new();
+    for context in [None, Some("header"), Some("llm")] {
+        let mut spec = ChunkSpec::new("headings", size);
+        spec.context = context.map(String::from);
+        if context == Some("llm") {
+            spec.llm = Some(llm.to_string());
+        }
+        for &mode in modes {
+            out.push(Config {
+                label: spec.label(),
+                chunk: spec.clone(),
+                model: model.into(),
+                mode,
+                k,
+                reranker: None,
             });
         }
     }
@@ -360,8 +479,10 @@ const CHUNK_KEYS: &[&str] = &[
     "piece_size",
     "levels",
     "boundaries",
+    "context",
+    "llm",
 ];
-const RUN_KEYS: &[&str] = &["label", "model", "models", "mode", "modes", "k"];
+const RUN_KEYS: &[&str] = &["label", "model", "models", "mode", "modes", "k", "reranker"];
 /// Keys whose single value is itself a list: a list of lists is the sweep over them.
 const LIST_VALUED: &[&str] = &["separators", "levels"];
 
@@ -599,6 +720,17 @@ fn config_from(
         s.levels = Some(lv);
     }
     s.boundaries = string("boundaries")?;
+    s.context = string("context")?;
+    if let Some(c) = &s.context {
+        if c != "header" && c != "llm" {
+            return Err(err(
+                "context",
+                format!("unknown context `{c}` (header, llm)"),
+            ));
+        }
+    }
+    s.llm = string("llm")?;
+    let reranker = string("reranker")?;
     let k = uint("k")?.unwrap_or(d.k);
     if k == 0 {
         return Err(err("k", "`k` must be at least 1".into()));
@@ -634,6 +766,7 @@ fn config_from(
                 model: model.clone(),
                 mode,
                 k,
+                reranker: reranker.clone(),
             });
         }
     }

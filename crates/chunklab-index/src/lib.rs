@@ -418,6 +418,11 @@ impl Index {
         }
         let vector = match (q.mode, q.vector) {
             (Mode::Bm25, _) => None,
+            (_, _) if self.settings().dim == 0 => {
+                return Err(Error::BadQuery(
+                    "the index has no vectors (it was built without an embedding model); search it with mode bm25".into(),
+                ))
+            }
             (_, None) => {
                 return Err(Error::BadQuery(
                     "dense and hybrid search need the query embedding".into(),

@@ -34,7 +34,8 @@ pub struct Settings {
     pub tokenizer: Option<String>,
     /// Embedding model name (`minilm`, `e5-small`, a directory).
     pub model: String,
-    /// Vector dimension of the model.
+    /// Vector dimension of the model; 0 for a text-only index (BM25 without vectors: chunks carry
+    /// empty vectors and dense search is refused).
     pub dim: usize,
     /// Tokens the model reads per text, special tokens included.
     pub model_max_tokens: usize,

@@ -112,6 +112,15 @@ impl Loaded {
 /// The vector index matching `store` at manifest generation `generation`: the newest snapshot
 /// not newer than it, reconciled with the store (see the module docs).
 pub fn load(index_dir: &Path, store: &Store, generation: u64) -> Result<(VectorIndex, Loaded)> {
+    if store.dim() == 0 {
+        // A text-only index (built without a model) has no vectors to load.
+        let none = Loaded {
+            snapshot: Some(generation),
+            added: 0,
+            removed: 0,
+        };
+        return Ok((VectorIndex::new(0, HnswParams::default()), none));
+    }
     let snapshot = snapshots(index_dir)
         .into_iter()
         .find(|(g, _)| *g <= generation)

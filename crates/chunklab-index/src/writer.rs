@@ -343,9 +343,11 @@ impl IndexWriter {
             .zip(&doc.chunks)
             .map(|(r, c)| (r.key, c.vector.as_slice()))
             .collect();
-        self.vectors
-            .add_batch(&items)
-            .map_err(|e| bad(e.to_string()))?;
+        if dim > 0 {
+            self.vectors
+                .add_batch(&items)
+                .map_err(|e| bad(e.to_string()))?;
+        }
         self.drop_document(&doc.doc_id)?;
         for r in &records {
             self.bm25.add(r, lang)?;
@@ -376,8 +378,10 @@ impl IndexWriter {
             return Ok(false);
         };
         self.bm25.remove_doc(doc_id);
-        for k in keys {
-            self.vectors.remove(k)?;
+        if self.manifest.settings.dim > 0 {
+            for k in keys {
+                self.vectors.remove(k)?;
+            }
         }
         self.vectors_dirty = true;
         Ok(true)
@@ -430,7 +434,7 @@ impl IndexWriter {
     /// Commit, save the vector snapshot when it changed, and release the writer lock.
     pub fn finish(mut self) -> Result<WriteStats> {
         self.commit()?;
-        if self.vectors_dirty {
+        if self.vectors_dirty && self.manifest.settings.dim > 0 {
             snapshot::save(
                 &self.dir,
                 &self.vectors,

@@ -399,3 +399,46 @@ fn a_second_writer_is_refused_while_readers_open() {
     w.finish().unwrap();
     IndexWriter::open(p, settings("en"), false).unwrap();
 }
+
+#[test]
+fn a_text_only_index_has_bm25_and_refuses_dense_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings("en");
+    s.model = String::new();
+    s.dim = 0;
+    let mut d = doc(
+        "a",
+        "Wind turbines at sea.\n\nParking permits for visitors.",
+        "h1",
+    );
+    for c in &mut d.chunks {
+        c.vector.clear();
+    }
+    let mut w = IndexWriter::open(dir.path(), s.clone(), false).unwrap();
+    w.add_document(d.clone()).unwrap();
+    w.finish().unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(index.repairs(), &chunklab_index::Repairs::default());
+    let hits = index.search(&Query::new("parking", Mode::Bm25, 3)).unwrap();
+    assert_eq!(ids(&hits), vec!["a#1"]);
+    let err = index
+        .search(&Query::new("parking", Mode::Hybrid, 3).with_vector(&[]))
+        .unwrap_err();
+    assert!(err.to_string().contains("no vectors"), "{err}");
+    // Replacing and removing documents works without vectors, and reopening finds no snapshot
+    // to repair.
+    let mut w = IndexWriter::open(dir.path(), s, false).unwrap();
+    d.hash = "h2".into();
+    w.add_document(d).unwrap();
+    assert!(w.remove_document("a").unwrap());
+    w.finish().unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    assert!(index
+        .search(&Query::new("parking", Mode::Bm25, 3))
+        .unwrap()
+        .is_empty());
+    // A vector where the index has none is refused.
+    let mut w = IndexWriter::open(dir.path(), index.settings().clone(), false).unwrap();
+    let e = w.add_document(doc("b", "One.\n\nTwo.", "h3")).unwrap_err();
+    assert!(e.to_string().contains("vector of 4 dimensions"), "{e}");
+}

@@ -8,6 +8,7 @@
 use crate::error::{Error, Result};
 use crate::header::header_context;
 use crate::llm::{Llm, Prompt};
+use chunklab_core::text::{ceil_char_boundary, floor_char_boundary};
 use chunklab_core::Sizer;
 use std::ops::Range;
 
@@ -39,6 +40,10 @@ pub struct ContextOptions {
     pub max_tokens: usize,
     /// Empty or malformed answers after one retry.
     pub on_failure: OnFailure,
+    /// Most document tokens in one prompt (`None`: as many as the model's context leaves). A
+    /// longer document is sent as a window holding the chunk; a smaller cap makes a small local
+    /// model faster per chunk.
+    pub max_doc_tokens: Option<usize>,
 }
 
 impl Default for ContextOptions {
@@ -48,6 +53,7 @@ impl Default for ContextOptions {
             system: String::new(),
             max_tokens: 100,
             on_failure: OnFailure::Error,
+            max_doc_tokens: None,
         }
     }
 }
@@ -106,33 +112,79 @@ fn clean(answer: &str) -> Option<String> {
         .then(|| t.to_string())
 }
 
-/// The largest char-boundary window of `doc` around `chunk` with at most `budget` tokens.
-fn window(llm: &dyn Llm, doc: &str, chunk: &Range<usize>, budget: usize) -> Range<usize> {
-    let per_token = doc.len() as f64 / llm.count_tokens(doc).max(1) as f64;
-    let mut bytes = (budget as f64 * per_token * 0.9) as usize;
-    loop {
+/// Windows of a document too long for one prompt. Windows have one byte length and start at
+/// multiples of half of it, so neighbouring chunks get the very same window — and share its
+/// prompt prefix (KV cache, prompt cache) — instead of one window centred on each chunk.
+struct Windows<'a> {
+    llm: &'a dyn Llm,
+    doc: &'a str,
+    budget: usize,
+    bytes: usize,
+    /// The last window handed out and whether it fitted the budget.
+    last: Option<(Range<usize>, bool)>,
+}
+
+impl<'a> Windows<'a> {
+    fn new(llm: &'a dyn Llm, doc: &'a str, doc_tokens: usize, budget: usize) -> Self {
+        let per_token = doc.len() as f64 / doc_tokens.max(1) as f64;
+        let bytes = ((budget as f64 * per_token * 0.9) as usize).max(1);
+        Windows {
+            llm,
+            doc,
+            budget,
+            bytes,
+            last: None,
+        }
+    }
+
+    /// The window holding `chunk`: the aligned one nearest to the chunk's middle when it fits,
+    /// else the largest window centred on the chunk that fits.
+    fn around(&mut self, chunk: &Range<usize>) -> Range<usize> {
+        let (doc, bytes) = (self.doc, self.bytes);
+        let stride = (bytes / 2).max(1);
         let mid = (chunk.start + chunk.end) / 2;
-        let mut start = mid.saturating_sub(bytes / 2);
-        let mut end = (start + bytes).min(doc.len());
-        start = end.saturating_sub(bytes).min(start);
-        while !doc.is_char_boundary(start) {
-            start -= 1;
+        let k = (mid.saturating_sub(bytes / 2) + stride / 2) / stride;
+        let mut start = k * stride;
+        let end = (start + bytes).min(doc.len());
+        start = start.min(end.saturating_sub(bytes));
+        let aligned = floor_char_boundary(doc, start)..ceil_char_boundary(doc, end);
+        if aligned.start <= chunk.start && chunk.end <= aligned.end {
+            let fits = match &self.last {
+                Some((r, fits)) if *r == aligned => *fits,
+                _ => self.llm.count_tokens(&doc[aligned.clone()]) <= self.budget,
+            };
+            self.last = Some((aligned.clone(), fits));
+            if fits {
+                return aligned;
+            }
         }
-        while !doc.is_char_boundary(end) {
-            end += 1;
+        self.centred(chunk)
+    }
+
+    /// The largest char-boundary window centred on `chunk` with at most `budget` tokens.
+    fn centred(&self, chunk: &Range<usize>) -> Range<usize> {
+        let doc = self.doc;
+        let mut bytes = self.bytes;
+        loop {
+            let mid = (chunk.start + chunk.end) / 2;
+            let mut start = mid.saturating_sub(bytes / 2);
+            let end = (start + bytes).min(doc.len());
+            start = end.saturating_sub(bytes).min(start);
+            let r = floor_char_boundary(doc, start)..ceil_char_boundary(doc, end);
+            if bytes == 0 || self.llm.count_tokens(&doc[r.clone()]) <= self.budget {
+                return r;
+            }
+            bytes = bytes * 4 / 5;
         }
-        if bytes == 0 || llm.count_tokens(&doc[start..end]) <= budget {
-            return start..end;
-        }
-        bytes = bytes * 4 / 5;
     }
 }
 
 /// One context per chunk of `doc`, in order.
 ///
 /// Prompts share the document prefix (the local model reuses its KV cache, Anthropic its prompt
-/// cache). A document that does not fit the model's context is sent as a window around each
-/// chunk (counted in `windowed`). An empty or malformed answer is asked once more with a nudge;
+/// cache). A document that does not fit the model's context (or `max_doc_tokens`) is sent as a
+/// window holding each chunk (counted in `windowed`); windows are aligned so that neighbouring
+/// chunks share one, and its cached prefix. An empty or malformed answer is asked once more with a nudge;
 /// a second failure is an error or, with [`OnFailure::Header`], the header context of `title`
 /// and the chunk's headings. Backend errors (HTTP, unreachable) are returned as they are.
 pub fn contextualize(
@@ -153,19 +205,29 @@ pub fn contextualize(
         + opts.max_tokens
         + MARGIN;
     let doc_tokens = llm.count_tokens(doc);
-    let mut prompts = Vec::with_capacity(chunks.len());
+    let mut texts = Vec::with_capacity(chunks.len());
     for c in chunks {
         let chunk = doc.get(c.span.clone()).ok_or_else(|| Error::BadSpec {
             spec: format!("{:?}", c.span),
             detail: format!("chunk span outside the document of {} bytes", doc.len()),
         })?;
-        let chunk_tokens = llm.count_tokens(chunk);
-        let budget = llm.context_tokens().saturating_sub(fixed + chunk_tokens);
-        let part = if doc_tokens <= budget {
-            doc
-        } else {
-            warnings.windowed += 1;
-            &doc[window(llm, doc, &c.span, budget)]
+        texts.push((chunk, llm.count_tokens(chunk)));
+    }
+    // One budget for the document, so that chunks can share a window.
+    let longest = texts.iter().map(|t| t.1).max().unwrap_or(0);
+    let budget = llm
+        .context_tokens()
+        .saturating_sub(fixed + longest)
+        .min(opts.max_doc_tokens.unwrap_or(usize::MAX));
+    let mut windows = (doc_tokens > budget).then(|| Windows::new(llm, doc, doc_tokens, budget));
+    let mut prompts = Vec::with_capacity(chunks.len());
+    for (c, (chunk, _)) in chunks.iter().zip(texts) {
+        let part = match &mut windows {
+            None => doc,
+            Some(w) => {
+                warnings.windowed += 1;
+                &doc[w.around(&c.span)]
+            }
         };
         prompts.push(Prompt {
             system: opts.system.clone(),

@@ -46,6 +46,17 @@ impl Usage {
         self.cached_tokens += other.cached_tokens;
         self.output_tokens += other.output_tokens;
     }
+
+    /// What was spent since `earlier` (a reading of the same counter).
+    pub fn since(&self, earlier: &Usage) -> Usage {
+        Usage {
+            calls: self.calls.saturating_sub(earlier.calls),
+            cache_hits: self.cache_hits.saturating_sub(earlier.cache_hits),
+            input_tokens: self.input_tokens.saturating_sub(earlier.input_tokens),
+            cached_tokens: self.cached_tokens.saturating_sub(earlier.cached_tokens),
+            output_tokens: self.output_tokens.saturating_sub(earlier.output_tokens),
+        }
+    }
 }
 
 impl std::fmt::Display for Usage {

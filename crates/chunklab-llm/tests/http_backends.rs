@@ -333,3 +333,44 @@ fn large_documents_are_windowed_around_the_chunk() {
         .len();
     assert!(sent < doc.len() / 2 && llm.count_tokens(&"x".repeat(sent)) <= llm.context_tokens());
 }
+
+#[test]
+fn neighbouring_chunks_of_a_large_document_share_one_window() {
+    let para = "Een alinea over het onderhoud van parken en plantsoenen in de stad. ";
+    let doc = para.repeat(4000);
+    let at = doc.len() / 2 - (doc.len() / 2) % para.len();
+    let chunks: Vec<ChunkRef> = (0..3)
+        .map(|i| ChunkRef {
+            span: at + i * para.len()..at + (i + 1) * para.len(),
+            headings: &[],
+        })
+        .collect();
+    let (url, log) = serve(vec![
+        openai_ok("Een."),
+        openai_ok("Twee."),
+        openai_ok("Drie."),
+    ]);
+    let llm = OpenAiLlm::new(&format!("{url}/v1"), "m", None, fast());
+    let opts = ContextOptions {
+        max_doc_tokens: Some(2000),
+        ..ContextOptions::default()
+    };
+    let (contexts, warnings) = contextualize(&llm, &doc, "t", &chunks, &opts).unwrap();
+    assert_eq!(contexts, ["Een.", "Twee.", "Drie."]);
+    assert_eq!(warnings.windowed, 3);
+    let log = log.lock().unwrap();
+    let documents: Vec<String> = log
+        .iter()
+        .map(|r| {
+            let content = r.body["messages"][0]["content"].as_str().unwrap();
+            content[..content.find("</document>").unwrap()].to_string()
+        })
+        .collect();
+    assert_eq!(documents.len(), 3);
+    // The cap holds, the window holds the chunk, and all three chunks got the same window.
+    assert!(llm.count_tokens(&documents[0]) <= 2000 + 10);
+    for (d, c) in documents.iter().zip(&chunks) {
+        assert_eq!(d, &documents[0]);
+        assert!(d.contains(&doc[c.span.clone()]));
+    }
+}

@@ -1,0 +1,201 @@
+//! One configuration's collection: its chunks written into a real `chunklab-index` (store,
+//! tantivy BM25 with the Dutch/English analyzers, HNSW or exact vectors) in a scratch
+//! directory, and searched through [`Index::search`] — the index `chunklab index` builds and
+//! `chunklab search` queries, so the lab measures what users run. Index bytes are read from the
+//! files on disk.
+
+use crate::chunking::EvalChunk;
+use crate::error::{Error, Result};
+use crate::sweep::{ChunkSpec, Mode};
+use chunklab_core::document::ParsedDocument;
+use chunklab_core::ChunkMeta;
+use chunklab_index::{Index, IndexWriter, NewChunk, NewDocument, Query, Rerank, Settings};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The embedding model of a collection: name, vector dimension, tokens per text.
+pub struct ModelInfo<'a> {
+    pub name: &'a str,
+    pub dim: usize,
+    pub max_tokens: usize,
+}
+
+/// Bytes of an index on disk, by part.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DiskBytes {
+    /// Vectors: the store's vector files and the HNSW snapshot.
+    pub vectors: u64,
+    /// The tantivy BM25 index.
+    pub bm25: u64,
+    /// Chunk records, document texts, manifest.
+    pub store: u64,
+}
+
+/// A built, opened index over one configuration's chunks (deleted when dropped).
+pub struct Collection {
+    index: Index,
+    /// Size on disk after building.
+    pub bytes: DiskBytes,
+    _dir: tempfile::TempDir,
+}
+
+impl Collection {
+    /// Write `chunks` (with `vectors[i]` for chunk `i` when a model is given) into a new index
+    /// under `scratch` and open it. Chunk `i` gets the id `i`.
+    pub fn build(
+        scratch: &Path,
+        spec: &ChunkSpec,
+        model: Option<ModelInfo<'_>>,
+        docs: &[ParsedDocument],
+        ids: &[String],
+        chunks: &[EvalChunk],
+        vectors: Option<&[Arc<[f32]>]>,
+    ) -> Result<Collection> {
+        let fail = |e: chunklab_index::Error| Error::Run(format!("index of {}: {e}", spec.label()));
+        std::fs::create_dir_all(scratch)
+            .map_err(|e| Error::Run(format!("{}: {e}", scratch.display())))?;
+        let dir = tempfile::Builder::new()
+            .prefix("chunklab-bench-")
+            .tempdir_in(scratch)
+            .map_err(|e| Error::Run(format!("{}: {e}", scratch.display())))?;
+        let settings = Settings {
+            chunker: spec.label(),
+            reading: String::new(),
+            unit: spec.unit_name(),
+            tokenizer: spec.tokenizer.clone(),
+            model: model.as_ref().map_or(String::new(), |m| m.name.to_string()),
+            dim: model.as_ref().map_or(0, |m| m.dim),
+            model_max_tokens: model.as_ref().map_or(0, |m| m.max_tokens),
+            lang: spec.lang.clone(),
+        };
+        let dim = settings.dim;
+        let mut w = IndexWriter::open(dir.path(), settings, false).map_err(fail)?;
+        let mut start = 0;
+        while start < chunks.len() {
+            let d = chunks[start].doc as usize;
+            let end = start
+                + chunks[start..]
+                    .iter()
+                    .take_while(|c| c.doc as usize == d)
+                    .count();
+            let new_chunks = (start..end)
+                .map(|i| {
+                    let c = &chunks[i];
+                    let vector = match vectors {
+                        Some(v) if dim > 0 => v[i].to_vec(),
+                        _ => Vec::new(),
+                    };
+                    NewChunk {
+                        id: i.to_string(),
+                        start_byte: c.start_byte,
+                        end_byte: c.end_byte,
+                        start_char: c.start_char,
+                        end_char: c.end_char,
+                        index: i - start,
+                        tokens: c.tokens,
+                        meta: ChunkMeta {
+                            headings: c.headings.clone(),
+                            prefix: c.prefix.clone(),
+                            context: c.context.clone(),
+                            ..ChunkMeta::default()
+                        },
+                        vector,
+                    }
+                })
+                .collect();
+            w.add_document(NewDocument {
+                doc_id: ids[d].clone(),
+                source: ids[d].clone(),
+                hash: String::new(),
+                text: docs[d].text.clone(),
+                acl: Vec::new(),
+                fields: Default::default(),
+                chunks: new_chunks,
+            })
+            .map_err(fail)?;
+            start = end;
+        }
+        w.finish().map_err(fail)?;
+        let bytes = disk_bytes(dir.path())
+            .map_err(|e| Error::Run(format!("{}: {e}", dir.path().display())))?;
+        let index = Index::open(dir.path()).map_err(fail)?;
+        Ok(Collection {
+            index,
+            bytes,
+            _dir: dir,
+        })
+    }
+
+    /// The chunk numbers of the best `k` chunks for a query, best first.
+    pub fn search(
+        &self,
+        text: &str,
+        vector: Option<&[f32]>,
+        mode: Mode,
+        k: usize,
+        rerank: Option<&dyn Rerank>,
+    ) -> Result<Vec<u32>> {
+        let mut q = Query::new(text, mode.retriever(), k);
+        q.vector = vector;
+        if mode.rerank() {
+            q.rerank = rerank;
+            q.rerank_top = RERANK_TOP.max(k);
+        }
+        let hits = self
+            .index
+            .search(&q)
+            .map_err(|e| Error::Run(format!("search `{text}`: {e}")))?;
+        hits.iter()
+            .map(|h| {
+                h.chunk_id
+                    .parse::<u32>()
+                    .map_err(|_| Error::Run(format!("unexpected chunk id `{}`", h.chunk_id)))
+            })
+            .collect()
+    }
+}
+
+/// Candidates a reranker scores per query in `+rerank` modes.
+pub const RERANK_TOP: usize = 30;
+
+/// Sizes of the parts of the index in `dir`.
+fn disk_bytes(dir: &Path) -> std::io::Result<DiskBytes> {
+    let mut b = DiskBytes::default();
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let path = e.path();
+        if name == "bm25" {
+            b.bm25 += tree_bytes(&path)?;
+        } else if name.starts_with("vectors") {
+            b.vectors += tree_bytes(&path)?;
+        } else if name == "store" {
+            for f in std::fs::read_dir(&path)? {
+                let f = f?;
+                let len = tree_bytes(&f.path())?;
+                if f.file_name().to_string_lossy().ends_with(".vec") {
+                    b.vectors += len;
+                } else {
+                    b.store += len;
+                }
+            }
+        } else {
+            b.store += tree_bytes(&path)?;
+        }
+    }
+    Ok(b)
+}
+
+fn tree_bytes(path: &Path) -> std::io::Result<u64> {
+    let m = std::fs::metadata(path)?;
+    if m.is_file() {
+        return Ok(m.len());
+    }
+    let mut total = 0;
+    if m.is_dir() {
+        for e in std::fs::read_dir(path)? {
+            total += tree_bytes(&e?.path())?;
+        }
+    }
+    Ok(total)
+}
