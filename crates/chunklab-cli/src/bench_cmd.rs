@@ -47,8 +47,9 @@ pub struct BenchArgs {
     #[arg(long, short = 'k')]
     pub k: Option<usize>,
     /// Built-in sweep: `default` (every strategy family; for chroma the report's rows plus ours)
-    /// or `contextual` (headings without a context, with the `header` context and with an `llm`
-    /// context from --llm; at 250 tokens, dense, on chroma; at 512, dense and hybrid, otherwise).
+    /// or `contextual` (headings without a context, at the smaller size the context rows chunk at,
+    /// with the `header` context and with an `llm` context from --llm; at 250 tokens, dense, on
+    /// chroma; at 512, dense and hybrid, otherwise).
     #[arg(long, default_value = "default", value_parser = ["default", "contextual"])]
     pub sweep: String,
     /// Language model of `context = "llm"` configurations (default local:smollm2).

@@ -428,8 +428,10 @@ pub fn default_sweep(which: DefaultSweep, model: &str, k: usize) -> Vec<Config> 
     out
 }
 
-/// The contextual-retrieval sweep: `headings` at `size` cl100k tokens without a context, with
-/// the `header` context and with an `llm` context written by `llm`, each in `modes`.
+/// The contextual-retrieval sweep: `headings` at `size` cl100k tokens without a context, at the
+/// smaller size the context configurations chunk at (the same chunks, without a context: the
+/// control that separates the context's effect from the smaller chunks'), with the `header`
+/// context and with an `llm` context written by `llm`, each in `modes`.
 pub fn contextual_sweep(
     size: usize,
     modes: &[Mode],
@@ -438,7 +440,15 @@ pub fn contextual_sweep(
     llm: &str,
 ) -> Vec<Config> {
     let mut out = Vec::new();
-    for context in [None, Some("header"), Some("llm")] {
+    let mut with_context = ChunkSpec::new("headings", size);
+    with_context.context = Some("header".into());
+    let control = with_context.chunk_size();
+    for (size, context) in [
+        (size, None),
+        (control, None),
+        (size, Some("header")),
+        (size, Some("llm")),
+    ] {
         let mut spec = ChunkSpec::new("headings", size);
         spec.context = context.map(String::from);
         if context == Some("llm") {
@@ -884,5 +894,33 @@ k = 10
         assert_eq!(c[4].label, "TokenText 250/0");
         assert_eq!(c[0].chunk.separators.as_ref().unwrap().len(), 7);
         assert!(c.iter().all(|x| x.k == 5 && x.mode == Mode::Dense));
+    }
+
+    #[test]
+    fn contextual_sweep_has_a_same_chunks_control() {
+        let c = contextual_sweep(250, &[Mode::Dense], "minilm", 5, "local:smollm2");
+        let labels: Vec<&str> = c.iter().map(|x| x.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "headings 250",
+                "headings 200",
+                "headings 250 +context header",
+                "headings 250 +context llm"
+            ]
+        );
+        // The context rows chunk at the control's size.
+        assert_eq!(c[2].chunk.chunk_size(), c[1].chunk.size);
+        assert_eq!(c[3].chunk.llm_or_default(), "local:smollm2");
+        assert_eq!(c[2].chunk.params()["context_reserve"], 50);
+        let p = parse_sweep(
+            "[[config]]\nstrategy = \"headings\"\ncontext = \"summary\"\n",
+            &SweepDefaults {
+                model: "minilm".into(),
+                k: 5,
+            },
+        )
+        .unwrap_err();
+        assert!(p[0].1.contains("unknown context `summary`"), "{p:?}");
     }
 }
