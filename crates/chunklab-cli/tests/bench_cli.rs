@@ -58,6 +58,25 @@ fn dataset(dir: &Path) -> (String, String) {
     )
 }
 
+/// The three-document dataset and `sweep` (TOML) in `dir`, as bench arguments (`--corpus`,
+/// `--queries`, `--config`, `--json`), and where the JSON goes.
+fn sweep_args(dir: &Path, sweep: &str) -> (Vec<String>, std::path::PathBuf) {
+    let (corpus, queries) = dataset(dir);
+    let file = dir.join("sweep.toml");
+    std::fs::write(&file, sweep).unwrap();
+    let json = dir.join("r.json");
+    let args = ["--corpus", &corpus, "--queries", &queries, "--config"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([
+            file.to_str().unwrap().to_string(),
+            "--json".into(),
+            json.to_str().unwrap().to_string(),
+        ])
+        .collect();
+    (args, json)
+}
+
 const BM25_SWEEP: &str = r#"
 modes = ["bm25"]
 unit = "chars"
@@ -160,29 +179,13 @@ fn bm25_sweep_writes_every_output() {
 #[test]
 fn dense_and_hybrid_with_the_real_model() {
     let dir = tempfile::tempdir().unwrap();
-    let (corpus, queries) = dataset(dir.path());
-    let sweep = dir.path().join("sweep.toml");
-    std::fs::write(
-        &sweep,
+    let (mut args, json) = sweep_args(
+        dir.path(),
         "modes = [\"dense\", \"hybrid\", \"hybrid+rerank\"]\nunit = \"chars\"\n[[config]]\nstrategy = \"paragraph\"\nsize = 120\n[[config]]\nstrategy = \"paragraph\"\nsize = 120\ncontext = \"header\"\n",
-    )
-    .unwrap();
-    let json = dir.path().join("r.json");
+    );
+    args.extend(["--model", "minilm", "-k", "3"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let cache = dir.path().join("cache");
-    let args = [
-        "--corpus",
-        &corpus,
-        "--queries",
-        &queries,
-        "--config",
-        sweep.to_str().unwrap(),
-        "--model",
-        "minilm",
-        "-k",
-        "3",
-        "--json",
-        json.to_str().unwrap(),
-    ];
     let out = chunklab(&args, &cache);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -349,27 +352,12 @@ fn archive_runs_with_a_small_sweep() {
 #[test]
 fn llm_context_configuration_with_the_local_model() {
     let dir = tempfile::tempdir().unwrap();
-    let (corpus, queries) = dataset(dir.path());
-    let sweep = dir.path().join("sweep.toml");
-    std::fs::write(
-        &sweep,
+    let (args, json) = sweep_args(
+        dir.path(),
         "modes = [\"bm25\"]\nunit = \"chars\"\n[[config]]\nstrategy = \"paragraph\"\nsize = 400\ncontext = [\"header\", \"llm\"]\nllm = \"local:smollm2\"\n",
-    )
-    .unwrap();
-    let json = dir.path().join("r.json");
-    let out = chunklab(
-        &[
-            "--corpus",
-            &corpus,
-            "--queries",
-            &queries,
-            "--config",
-            sweep.to_str().unwrap(),
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        &dir.path().join("cache"),
     );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = chunklab(&args, &dir.path().join("cache"));
     assert!(out.status.success(), "{}", stderr(&out));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let rows = v["rows"].as_array().unwrap();

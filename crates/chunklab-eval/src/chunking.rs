@@ -51,6 +51,33 @@ impl EvalChunk {
     }
 }
 
+/// The runs of one document's chunks in `chunks` (in document order, as [`chunk_all`] returns
+/// them): `(document index, range of chunk numbers)`.
+///
+/// ```
+/// use chunklab_eval::chunking::{doc_runs, EvalChunk};
+/// let c = |doc| EvalChunk { doc, start_byte: 0, end_byte: 0, start_char: 0, end_char: 0,
+///                           tokens: 0, prefix: None, headings: vec![], context: None };
+/// let runs: Vec<_> = doc_runs(&[c(0), c(0), c(2)]).collect();
+/// assert_eq!(runs, vec![(0, 0..2), (2, 2..3)]);
+/// ```
+pub fn doc_runs(
+    chunks: &[EvalChunk],
+) -> impl Iterator<Item = (usize, std::ops::Range<usize>)> + '_ {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let first = chunks.get(start)?;
+        let end = start
+            + chunks[start..]
+                .iter()
+                .take_while(|c| c.doc == first.doc)
+                .count();
+        let run = (first.doc as usize, start..end);
+        start = end;
+        Some(run)
+    })
+}
+
 /// The sizer of `spec`'s unit (cl100k when the unit is tokens without a tokenizer).
 pub fn spec_sizer(spec: &ChunkSpec) -> Result<Arc<dyn chunklab_core::Sizer>> {
     let unit = spec.unit.as_str();

@@ -4,7 +4,7 @@
 //! `chunklab search` queries, so the lab measures what users run. Index bytes are read from the
 //! files on disk.
 
-use crate::chunking::EvalChunk;
+use crate::chunking::{doc_runs, EvalChunk};
 use crate::error::{Error, Result};
 use crate::sweep::{ChunkSpec, Mode};
 use chunklab_core::document::ParsedDocument;
@@ -70,15 +70,9 @@ impl Collection {
         };
         let dim = settings.dim;
         let mut w = IndexWriter::open(dir.path(), settings, false).map_err(fail)?;
-        let mut start = 0;
-        while start < chunks.len() {
-            let d = chunks[start].doc as usize;
-            let end = start
-                + chunks[start..]
-                    .iter()
-                    .take_while(|c| c.doc as usize == d)
-                    .count();
-            let new_chunks = (start..end)
+        for (d, run) in doc_runs(chunks) {
+            let start = run.start;
+            let new_chunks = run
                 .map(|i| {
                     let c = &chunks[i];
                     let vector = match vectors {
@@ -113,7 +107,6 @@ impl Collection {
                 chunks: new_chunks,
             })
             .map_err(fail)?;
-            start = end;
         }
         w.finish().map_err(fail)?;
         let bytes = disk_bytes(dir.path())

@@ -8,7 +8,7 @@
 //! cache, token accounting), falling back to the header context — counted — when the model
 //! gives no usable answer twice.
 
-use crate::chunking::EvalChunk;
+use crate::chunking::{doc_runs, EvalChunk};
 use crate::error::{Error, Result};
 use crate::run::Progress;
 use chunklab_core::document::ParsedDocument;
@@ -68,14 +68,9 @@ pub fn contextualize_chunks(
             .map(|_| LOCAL_DOC_TOKENS),
         ..ContextOptions::default()
     };
-    let mut start = 0;
-    while start < chunks.len() {
-        let d = chunks[start].doc as usize;
-        let end = start
-            + chunks[start..]
-                .iter()
-                .take_while(|c| c.doc as usize == d)
-                .count();
+    let runs: Vec<(usize, std::ops::Range<usize>)> = doc_runs(chunks).collect();
+    for (d, run) in runs {
+        let (start, end) = (run.start, run.end);
         let (doc, id) = (&docs[d], ids[d].as_str());
         let contexts: Vec<String> = match llm {
             None => chunks[start..end]
@@ -103,7 +98,6 @@ pub fn contextualize_chunks(
             c.context = Some(fitted.context);
         }
         progress.set(end as u64);
-        start = end;
     }
     if let Some(l) = llm {
         report.usage = l.usage().since(&before);

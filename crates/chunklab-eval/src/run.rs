@@ -5,7 +5,7 @@
 //! indexes; only retrieval and scoring run per mode and k. Documents are parsed once.
 
 use crate::bootstrap::{summarize, Summary};
-use crate::chunking::{build_chunker, chunk_all, spec_sizer, EvalChunk};
+use crate::chunking::{build_chunker, chunk_all, doc_runs, spec_sizer, EvalChunk};
 use crate::collection::{Collection, ModelInfo};
 use crate::dataset::Dataset;
 use crate::embed_cache::{CachedTextEmbedder, EmbedCache, EmbedStats};
@@ -556,11 +556,9 @@ fn late_vectors(
 ) -> Result<Vec<Arc<[f32]>>> {
     let config = chunker.config();
     let mut out: Vec<Option<Arc<[f32]>>> = vec![None; chunks.len()];
-    let mut start = 0;
-    while start < chunks.len() {
-        let doc = chunks[start].doc;
-        let end = start + chunks[start..].iter().take_while(|c| c.doc == doc).count();
-        let text = &parsed[doc as usize].text;
+    for (doc, run) in doc_runs(chunks) {
+        let (start, end) = (run.start, run.end);
+        let text = &parsed[doc].text;
         let doc_hash = blake3::hash(text.as_bytes());
         let keys: Vec<[u8; 32]> = chunks[start..end]
             .iter()
@@ -602,7 +600,6 @@ fn late_vectors(
             }
         }
         progress.set(end as u64);
-        start = end;
     }
     Ok(out
         .into_iter()
