@@ -173,32 +173,10 @@ pub fn render(job: &mut Job) -> String {
     );
 
     next_chapter(&mut w, &format!("Bijzondere bepalingen {}", topic.key));
-    for spec in reg.articles {
-        article += 1;
-        write_article(
-            job,
-            &mut w,
-            &ctx,
-            article,
-            spec.title,
-            spec.leden,
-            Some(spec.question),
-        );
-    }
+    write_articles(job, &mut w, &ctx, &mut article, reg.articles);
 
     next_chapter(&mut w, "Procedure");
-    for spec in PROCEDURE {
-        article += 1;
-        write_article(
-            job,
-            &mut w,
-            &ctx,
-            article,
-            spec.title,
-            spec.leden,
-            Some(spec.question),
-        );
-    }
+    write_articles(job, &mut w, &ctx, &mut article, PROCEDURE);
 
     // Long regulations: a chapter of rules per area, until the regulation proper has had its
     // share of the target (the rest is explanation).
@@ -221,31 +199,9 @@ pub fn render(job: &mut Job) -> String {
     }
 
     next_chapter(&mut w, "Toezicht en handhaving");
-    for spec in ENFORCEMENT {
-        article += 1;
-        write_article(
-            job,
-            &mut w,
-            &ctx,
-            article,
-            spec.title,
-            spec.leden,
-            Some(spec.question),
-        );
-    }
+    write_articles(job, &mut w, &ctx, &mut article, ENFORCEMENT);
     next_chapter(&mut w, "Slotbepalingen");
-    for spec in FINAL {
-        article += 1;
-        write_article(
-            job,
-            &mut w,
-            &ctx,
-            article,
-            spec.title,
-            spec.leden,
-            Some(spec.question),
-        );
-    }
+    write_articles(job, &mut w, &ctx, &mut article, FINAL);
     w.para(&format!(
         "Aldus vastgesteld in de openbare vergadering van de raad van {}.",
         date(f.year, f.month, f.day)
@@ -273,6 +229,28 @@ pub fn render(job: &mut Job) -> String {
         fill_to_target(job, &mut w, &ctx, 2, false);
     }
     w.finish()
+}
+
+/// Consecutive articles from `specs`, numbered on from `article`.
+fn write_articles(
+    job: &mut Job,
+    w: &mut Writer,
+    ctx: &Ctx,
+    article: &mut usize,
+    specs: &[ArticleSpec],
+) {
+    for spec in specs {
+        *article += 1;
+        write_article(
+            job,
+            w,
+            ctx,
+            *article,
+            spec.title,
+            spec.leden,
+            Some(spec.question),
+        );
+    }
 }
 
 /// One article: heading, then its members (numbered when more than one); recorded as a passage.
