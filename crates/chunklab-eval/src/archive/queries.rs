@@ -118,6 +118,25 @@ fn rendered<'a>(plan: &Plan, cache: &'a mut BTreeMap<usize, Rendered>, i: usize)
     cache.entry(i).or_insert_with(|| render(plan, i))
 }
 
+/// The span of document `i`'s first passage of `kind`, when its text is the file (not HTML).
+fn passage_span(
+    plan: &Plan,
+    cache: &mut BTreeMap<usize, Rendered>,
+    i: usize,
+    kind: PassageKind,
+) -> Vec<(usize, usize, usize)> {
+    if plan.docs[i].format == Format::Html {
+        return Vec::new();
+    }
+    rendered(plan, cache, i)
+        .passages
+        .iter()
+        .find(|p| p.kind == kind)
+        .map(|p| (i, p.start, p.end))
+        .into_iter()
+        .collect()
+}
+
 /// Documents of a kind in a random order.
 fn shuffled(plan: &Plan, rng: &mut Rng, keep: impl Fn(&Facts) -> bool) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..plan.docs.len())
@@ -344,20 +363,10 @@ fn lookups(
             (_, 0) => format!("Wat vraagt motie {d} van het college?"),
             (_, _) => format!("Waartoe verzoekt de raad het college in motie {d}?"),
         };
-        let mut spans = Vec::new();
-        if f.format != Format::Html {
-            if let Some(p) = rendered(plan, cache, i)
-                .passages
-                .iter()
-                .find(|p| p.kind == PassageKind::Decision)
-            {
-                spans.push((i, p.start, p.end));
-            }
-        }
         out.push(Draft {
             query,
             docs: vec![i],
-            spans,
+            spans: passage_span(plan, cache, i, PassageKind::Decision),
         });
     }
     out
@@ -403,20 +412,10 @@ fn amounts(
             2 => format!("Wat kost {p} volgens de collegebrief van {when}?"),
             _ => format!("Noem het budget voor {p} uit de raadsinformatiebrief van {when}."),
         };
-        let mut spans = Vec::new();
-        if f.format != Format::Html {
-            if let Some(p) = rendered(plan, cache, i)
-                .passages
-                .iter()
-                .find(|p| p.kind == PassageKind::Amount)
-            {
-                spans.push((i, p.start, p.end));
-            }
-        }
         out.push(Draft {
             query,
             docs: vec![i],
-            spans,
+            spans: passage_span(plan, cache, i, PassageKind::Amount),
         });
     }
     out
