@@ -19,6 +19,12 @@ impl Lang {
         if self != Lang::Auto {
             return self;
         }
+        Lang::detect(text).unwrap_or(Lang::English)
+    }
+
+    /// The language with more frequent function words in the first 64 KiB of `text`, `None` on
+    /// a tie (no evidence either way, e.g. a short title).
+    pub fn detect(text: &str) -> Option<Lang> {
         const EN: &[&str] = &[
             "the", "and", "of", "to", "is", "that", "for", "with", "are", "this", "be", "on",
         ];
@@ -36,10 +42,10 @@ impl Lang {
             en += EN.contains(&lw.as_str()) as usize;
             nl += NL.contains(&lw.as_str()) as usize;
         }
-        if nl > en {
-            Lang::Dutch
-        } else {
-            Lang::English
+        match nl.cmp(&en) {
+            std::cmp::Ordering::Greater => Some(Lang::Dutch),
+            std::cmp::Ordering::Less => Some(Lang::English),
+            std::cmp::Ordering::Equal => None,
         }
     }
 
@@ -79,5 +85,7 @@ mod tests {
             Lang::English
         );
         assert_eq!(Lang::Dutch.resolve("The council"), Lang::Dutch);
+        assert_eq!(Lang::detect("Jaarverslag 2023"), None);
+        assert_eq!(Lang::Auto.resolve("Jaarverslag 2023"), Lang::English);
     }
 }
