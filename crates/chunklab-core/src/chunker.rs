@@ -3,7 +3,7 @@
 use crate::chunk::{chunk_id, Chunk, ChunkMeta, Span};
 use crate::document::ParsedDocument;
 use crate::error::Result;
-use crate::text::CharCursor;
+use crate::text::{CharCursor, LineIndex};
 
 /// A chunking strategy. Given a document's text it returns spans in document order (sorted by
 /// start, then end; a hierarchical strategy returns its levels in pre-order, a parent before the
@@ -66,28 +66,46 @@ pub trait Chunker: Send + Sync {
 }
 
 /// Finds where a span of a parsed document lies: its first and last page and its source line
-/// range, from the elements it overlaps. Built once per document.
+/// range. Built once per document.
+///
+/// Where the document's text is its source file ([`ParsedDocument::text_is_source`]) the lines
+/// are those of the span itself, counted on the text's own newlines; for extracted text they are
+/// the range of the elements the span overlaps (the only source positions known).
 #[derive(Debug)]
 pub struct Locator<'a> {
     doc: &'a ParsedDocument,
     paged: bool,
     lined: bool,
+    /// Line starts of the text, where the text is the source.
+    own_lines: Option<LineIndex>,
 }
 
 /// How far back [`Locator`] looks for elements that start before a span and contain its start.
 const CONTAINER_LOOKBACK: usize = 16;
 
 impl<'a> Locator<'a> {
+    /// A locator over `doc`'s pages and lines.
     pub fn new(doc: &'a ParsedDocument) -> Self {
+        let lined = doc.elements.iter().any(|e| e.lines.is_some());
         Self {
             doc,
             paged: doc.elements.iter().any(|e| e.page.is_some()),
-            lined: doc.elements.iter().any(|e| e.lines.is_some()),
+            lined,
+            own_lines: (lined && doc.text_is_source()).then(|| LineIndex::new(&doc.text)),
         }
     }
 
     /// Metadata with `page`, `page_end` and `lines` of `doc.text[start..end]` filled (where the
     /// document has them); everything else empty.
+    ///
+    /// ```
+    /// use chunklab_core::document::{Element, ElementKind, ParsedDocument};
+    /// use chunklab_core::Locator;
+    /// let mut doc = ParsedDocument::plain("een\ntwee\ndrie\nvier\n".into());
+    /// doc.elements.push(Element::new(ElementKind::Paragraph, 0, 18).with_lines(1, 4));
+    /// // A span inside the paragraph gets its own lines, not the paragraph's.
+    /// assert_eq!(Locator::new(&doc).meta(4, 13).lines, Some((2, 3)));
+    /// ```
     pub fn meta(&self, start: usize, end: usize) -> ChunkMeta {
         let mut meta = ChunkMeta::default();
         if self.paged {
@@ -95,13 +113,16 @@ impl<'a> Locator<'a> {
             meta.page_end = self.doc.page_at(end.saturating_sub(1).max(start));
         }
         if self.lined {
-            meta.lines = self.lines(start, end);
+            meta.lines = match &self.own_lines {
+                Some(index) => Some(index.span_lines(&self.doc.text, start, end)),
+                None => self.element_lines(start, end),
+            };
         }
         meta
     }
 
     /// Smallest first line and largest last line of the elements overlapping `start..end`.
-    fn lines(&self, start: usize, end: usize) -> Option<(u32, u32)> {
+    fn element_lines(&self, start: usize, end: usize) -> Option<(u32, u32)> {
         let els = &self.doc.elements;
         let upto = els.partition_point(|e| e.start < end);
         let mut found: Option<(u32, u32)> = None;

@@ -155,6 +155,21 @@ impl ParsedDocument {
         }
     }
 
+    /// Whether [`ParsedDocument::text`] is the source file itself (plain text, Markdown, reST,
+    /// source code), so that its own newlines are the source lines. For extracted-text formats
+    /// (HTML, PDF, DOCX, ODT) only the elements' `lines` say where in the source a part lies.
+    ///
+    /// ```
+    /// use chunklab_core::document::ParsedDocument;
+    /// assert!(ParsedDocument::plain("tekst".into()).text_is_source());
+    /// let html = ParsedDocument { format: "html".into(), ..ParsedDocument::default() };
+    /// assert!(!html.text_is_source());
+    /// ```
+    pub fn text_is_source(&self) -> bool {
+        matches!(self.format.as_str(), "text" | "markdown" | "rst" | "code")
+            || self.format.starts_with("code:")
+    }
+
     /// The display text of element `e` (a heading's title without markup): its `title` if set,
     /// else its span text with surrounding whitespace trimmed.
     ///

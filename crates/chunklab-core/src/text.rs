@@ -232,6 +232,47 @@ impl<'a> CharCursor<'a> {
     }
 }
 
+/// Byte offset → 1-based line number of a text, by its own `\n`s. Built once per text.
+///
+/// ```
+/// use chunklab_core::text::LineIndex;
+/// let text = "# Kop\n\nEen alinea\nover twee regels.\n";
+/// let lines = LineIndex::new(text);
+/// assert_eq!(lines.line(0), 1);
+/// assert_eq!(lines.span_lines(text, 7, 35), (3, 4));
+/// // Surrounding whitespace does not count: the span starts at the blank line's `\n`.
+/// assert_eq!(lines.span_lines(text, 5, 17), (3, 3));
+/// ```
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// The line starts of `text`.
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        Self { starts }
+    }
+
+    /// 1-based line of byte offset `b` (a `\n` belongs to the line it ends).
+    pub fn line(&self, b: usize) -> u32 {
+        self.starts.partition_point(|&s| s <= b) as u32
+    }
+
+    /// First and last line of `text[start..end]` without its surrounding whitespace (of the whole
+    /// span when it is all whitespace; the line of `start` when it is empty).
+    pub fn span_lines(&self, text: &str, start: usize, end: usize) -> (u32, u32) {
+        let (s, e) = match strip_span(text, start, end) {
+            (s, e) if s < e => (s, e),
+            _ => (start, end),
+        };
+        let first = self.line(s);
+        (first, self.line(e.max(s + 1) - 1).max(first))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 use crate::chunk::{ChunkMeta, Span};
 use crate::document::ParsedDocument;
 use crate::sizer::Sizer;
-use crate::text::is_py_space;
+use crate::text::{is_py_space, LineIndex};
 use crate::text_embedder::TextEmbedder;
 
 /// What [`check_spans`] should require.
@@ -61,7 +61,41 @@ pub fn check_parsed(
     expect: Expect,
 ) -> Result<(), String> {
     let items = chunks.iter().map(|(s, m)| (s, m.prefix.as_deref()));
-    check(&doc.text, items, sizer, expect)
+    check(&doc.text, items, sizer, expect)?;
+    check_lines(doc, chunks)
+}
+
+/// Where `doc`'s text is its source file ([`ParsedDocument::text_is_source`]) and its elements
+/// carry source lines, every chunk's `lines` must be the first and last line of its own span
+/// (without surrounding whitespace), counted on the text's own newlines. Other documents pass.
+///
+/// ```
+/// use chunklab_core::document::{Element, ElementKind, ParsedDocument};
+/// use chunklab_core::{validate::check_lines, ChunkMeta, Span};
+/// let mut doc = ParsedDocument::plain("een\ntwee\ndrie".into());
+/// doc.elements.push(Element::new(ElementKind::Paragraph, 0, 13).with_lines(1, 3));
+/// let at = |a, b| ChunkMeta { lines: Some((a, b)), ..ChunkMeta::default() };
+/// assert!(check_lines(&doc, &[(Span::new(0, 8, 8), at(1, 2)), (Span::new(9, 13, 4), at(3, 3))]).is_ok());
+/// assert!(check_lines(&doc, &[(Span::new(9, 13, 4), at(1, 3))]).is_err());
+/// ```
+pub fn check_lines(doc: &ParsedDocument, chunks: &[(Span, ChunkMeta)]) -> Result<(), String> {
+    if !doc.text_is_source() || !doc.elements.iter().any(|e| e.lines.is_some()) {
+        return Ok(());
+    }
+    let index = LineIndex::new(&doc.text);
+    for (i, (s, meta)) in chunks.iter().enumerate() {
+        let want = index.span_lines(&doc.text, s.start, s.end);
+        if meta.lines != Some(want) {
+            return Err(format!(
+                "chunk {i} {}..{} says lines {:?}; its text spans lines {want:?}: {:?}",
+                s.start,
+                s.end,
+                meta.lines,
+                &doc.text[s.start..s.end]
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check<'a>(
@@ -361,6 +395,9 @@ fn check_hierarchical(
     };
     check_hierarchy(text, &parts, sizer.as_ref(), &levels)
         .map_err(|e| format!("{}: {e}", chunker.config()))?;
+    if let Some(d) = doc {
+        check_lines(d, &parts).map_err(|e| format!("{}: {e}", chunker.config()))?;
+    }
     if run().map_err(|e| e.to_string())? != parts {
         return Err(format!("{}: output is not deterministic", chunker.config()));
     }

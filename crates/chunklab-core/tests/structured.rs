@@ -1,9 +1,11 @@
 //! Property tests of the structure-aware strategies (`headings`, `elements`) and of every other
 //! strategy through `chunk_parsed`: on random parsed documents (headings of random levels, tables
 //! with header rows, lists, code, pages, and some broken elements) every chunk is exact, within
-//! the size counting its prefix, covering and deterministic (see `validate::check_all_parsed`).
+//! the size counting its prefix, covering and deterministic, and its `lines` are those of its own
+//! span in the text (see `validate::check_all_parsed`).
 
 use chunklab_core::document::{Element, ElementKind, ParsedDocument};
+use chunklab_core::text::LineIndex;
 use chunklab_core::validate::check_all_parsed;
 use chunklab_core::{CharSizer, Measure, Sizer, WordSizer};
 use proptest::prelude::*;
@@ -72,7 +74,11 @@ fn document(blocks: &[Block], noise: bool) -> ParsedDocument {
                 );
                 els.last_mut().unwrap().title = Some(t.clone());
             }
-            Block::Paragraph(t) => push(&mut text, &mut els, ElementKind::Paragraph, t, page),
+            // Some paragraphs run over several lines, so chunks start and end inside them.
+            Block::Paragraph(t) => {
+                let t = t.replacen(' ', "\n", 2);
+                push(&mut text, &mut els, ElementKind::Paragraph, &t, page)
+            }
             Block::Code(t) => push(&mut text, &mut els, ElementKind::Code, t, page),
             Block::List(items) => {
                 for i in items {
@@ -108,6 +114,12 @@ fn document(blocks: &[Block], noise: bool) -> ParsedDocument {
                 );
             }
         }
+    }
+    // Source lines as a Markdown parser gives them (the text is the source file).
+    let index = LineIndex::new(&text);
+    for e in &mut els {
+        let (a, b) = index.span_lines(&text, e.start, e.end);
+        e.lines = Some((a, b));
     }
     if noise && !text.is_empty() {
         els.push(Element::new(

@@ -25,6 +25,7 @@ use crate::chunker::Chunker;
 use crate::document::ParsedDocument;
 use crate::error::{config_err, Result};
 use crate::sizer::Sizer;
+use crate::text::LineIndex;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -135,7 +136,7 @@ impl Chunker for Code {
         let mut out = pack.em.out;
         let lines = LineIndex::new(&doc.text);
         for (span, meta) in &mut out {
-            meta.lines = Some(lines.lines(span.start, span.end));
+            meta.lines = Some(lines.span_lines(&doc.text, span.start, span.end));
         }
         Ok(out)
     }
@@ -535,24 +536,6 @@ fn header_line(text: &str, start: usize, end: usize) -> (String, usize) {
         at = line_end;
     }
     (String::new(), start)
-}
-
-/// Byte offset → 1-based source line.
-struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        Self { starts }
-    }
-
-    fn lines(&self, start: usize, end: usize) -> (u32, u32) {
-        let line = |b: usize| self.starts.partition_point(|&s| s <= b) as u32;
-        (line(start), line(end.max(start + 1) - 1))
-    }
 }
 
 #[cfg(test)]
