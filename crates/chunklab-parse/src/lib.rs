@@ -17,6 +17,7 @@ pub mod docx;
 pub mod html;
 pub(crate) mod html_lexer;
 pub mod odt;
+pub(crate) mod office;
 pub mod pdf;
 pub(crate) mod xml;
 pub(crate) mod zip_limits;

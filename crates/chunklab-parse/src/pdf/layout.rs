@@ -83,6 +83,13 @@ impl Line {
     }
 }
 
+/// One page's lines (top to bottom) before reading order, plus text drawn rotated.
+pub(super) struct PageLines {
+    pub lines: Vec<Line>,
+    pub rotated: String,
+    pub height: f32,
+}
+
 /// A stretch of lines read top to bottom: a column, or a full-width part of the page.
 #[derive(Debug, Clone)]
 pub(super) struct Flow {

@@ -35,9 +35,9 @@ mod table;
 use crate::{Limits, ParseError, Parser};
 use chunklab_core::document::ParsedDocument;
 use content::{page_glyphs, Budget, FontCache};
+use layout::PageLines;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use structure::PageLines;
 
 /// Pages read at most (a page tree with a cycle must not loop forever).
 const MAX_PAGES: usize = 100_000;

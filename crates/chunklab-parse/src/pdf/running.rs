@@ -1,6 +1,6 @@
 //! Running headers and footers: text repeated at the same place on many pages.
 
-use super::structure::PageLines;
+use super::layout::PageLines;
 use std::collections::HashMap;
 
 /// A candidate running line: (page index, line index, baseline y).

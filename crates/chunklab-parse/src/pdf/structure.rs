@@ -1,18 +1,11 @@
 //! Lines in reading order → blocks (paragraphs, list items, code, tables, running headers and
 //! footers) → headings by font size and weight → the document text and its elements.
 
-use super::layout::{flows, Flow, Line};
+use super::layout::{flows, Flow, Line, PageLines};
 use super::running::{running_lines, Role};
 use super::table::{table_has_header, table_rows_text, table_runs};
 use chunklab_core::document::{Element, ElementKind};
 use std::collections::HashMap;
-
-/// One page's lines (top to bottom) before reading order, plus text drawn rotated.
-pub(super) struct PageLines {
-    pub lines: Vec<Line>,
-    pub rotated: String,
-    pub height: f32,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
