@@ -216,6 +216,18 @@ fn pg_create_table_structure() {
         .find(|e| text_of(&doc, e) == "Description")
         .unwrap();
     assert_eq!(desc.page, Some(2));
+    // Monospaced example code in columns is code, not a table with tabs.
+    let example = doc
+        .elements
+        .iter()
+        .find(|e| text_of(&doc, e).contains("code char(5) CONSTRAINT firstkey PRIMARY KEY"))
+        .expect("the films example");
+    assert_eq!(example.kind, ElementKind::Code);
+    assert!(text_of(&doc, example).contains("\n    title varchar(40) NOT NULL,"));
+    assert!(!doc
+        .elements
+        .iter()
+        .any(|e| e.kind == ElementKind::Table && text_of(&doc, e).contains("PRIMARY")));
 }
 
 #[test]
@@ -228,16 +240,28 @@ fn debian_reference_structure() {
         doc.warnings,
         ["no text on page 1: scanned? OCR not enabled"]
     );
-    // Running headers ("Debian Reference 57 / 233") on nearly every page, never as headings.
-    let headers: Vec<_> = doc
+    // Running headers ("Debian Reference 57 / 233") on nearly every page: recognised, listed in
+    // the metadata one per page, and kept out of the text (and so out of every chunk).
+    let headers: Vec<&str> = doc.metadata["page_headers"].lines().collect();
+    assert!(headers.len() >= 250, "{} page headers", headers.len());
+    assert!(headers.iter().all(|l| l
+        .split_once(": ")
+        .unwrap()
+        .1
+        .starts_with("Debian Reference")));
+    assert!(
+        headers.contains(&"85: Debian Reference 57 / 233"),
+        "{headers:?}"
+    );
+    assert!(!doc
         .elements
         .iter()
-        .filter(|e| e.kind == ElementKind::PageHeader)
-        .collect();
-    assert!(headers.len() >= 250, "{} page headers", headers.len());
-    assert!(headers
-        .iter()
-        .all(|e| text_of(&doc, e).starts_with("Debian Reference")));
+        .any(|e| matches!(e.kind, ElementKind::PageHeader | ElementKind::PageFooter)));
+    let running = doc.text.lines().filter(|l| {
+        l.split_once("Debian Reference ")
+            .is_some_and(|(_, rest)| rest.contains(" / 233"))
+    });
+    assert_eq!(running.count(), 0, "running headers left in the text");
     let h = headings(&doc);
     assert!(h.iter().all(|(t, _)| !t.contains(" / 233")));
     let find = |t: &str| {
@@ -463,8 +487,20 @@ fn running_headers_and_footers() {
     let doc = parse(&save(build_pdf(&pages))).unwrap();
     check_invariants(&doc);
     let kinds = |k: ElementKind| doc.elements.iter().filter(|e| e.kind == k).count();
-    assert_eq!(kinds(ElementKind::PageHeader), 4);
-    assert_eq!(kinds(ElementKind::PageFooter), 4);
+    assert_eq!(kinds(ElementKind::PageHeader), 0);
+    assert_eq!(kinds(ElementKind::PageFooter), 0);
+    assert!(!doc.text.contains("Raadsvoorstel") && !doc.text.contains("Pagina"));
+    assert_eq!(
+        doc.metadata["page_headers"],
+        (1..=4)
+            .map(|p| format!("{p}: Gemeente Voorbeeldstad - Raadsvoorstel"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert_eq!(
+        doc.metadata["page_footers"].lines().nth(2),
+        Some("3: Pagina 3 van 4")
+    );
     let h = headings(&doc);
     assert_eq!(
         h.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(),
@@ -564,9 +600,11 @@ fn content_over_the_byte_budget_is_not_expanded() {
     ));
 }
 
-/// Reference check against poppler's `pdftotext` where it is installed (tests only): every
-/// non-space character pdftotext extracts is in our text too (as a multiset).
+/// Reference check against poppler's `pdftotext` (tests only): every non-space character
+/// pdftotext extracts is in our text too (as a multiset). Run it with `--ignored` where
+/// `pdftotext` is installed; without it the test fails rather than passing unchecked.
 #[test]
+#[ignore = "needs poppler's pdftotext on PATH (poppler-utils)"]
 fn no_text_lost_compared_with_pdftotext() {
     use std::collections::HashMap;
     let dir = shared_dir().join("datasets/documents/pdf");
@@ -576,14 +614,19 @@ fn no_text_lost_compared_with_pdftotext() {
         "debian-reference.en.pdf",
     ] {
         let path = dir.join(name);
-        let Ok(out) = std::process::Command::new("pdftotext")
+        let out = std::process::Command::new("pdftotext")
             .arg(&path)
             .arg("-")
             .output()
-        else {
-            eprintln!("pdftotext not installed; skipping the reference comparison");
-            return;
-        };
+            .unwrap_or_else(|e| {
+                panic!("cannot run pdftotext (install poppler-utils) on {name}: {e}")
+            });
+        assert!(
+            out.status.success(),
+            "pdftotext {}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
         let reference = String::from_utf8_lossy(&out.stdout);
         let doc = parse(&std::fs::read(&path).unwrap()).unwrap();
         let mut count: HashMap<char, i64> = HashMap::new();

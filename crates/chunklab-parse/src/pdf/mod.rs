@@ -6,7 +6,9 @@
 //! text operators and positions every glyph using the fonts' encodings, ToUnicode maps and widths
 //! (`font`); `layout` groups the glyphs into lines and orders them (text columns are read one
 //! after the other); `structure` builds paragraphs, list items, code and headings, with `table`
-//! and `running` (headers/footers) as helpers. Pages without any text are reported in
+//! and `running` (headers/footers) as helpers. Running headers and footers are kept out of the
+//! text; they are listed in the `page_headers` and `page_footers` metadata entries, one
+//! `page: text` line per page. Pages without any text are reported in
 //! [`ParsedDocument::warnings`] (a scanned document needs OCR, which is not done here). A file
 //! larger than [`Limits::max_decompressed_bytes`], or whose decoded page content would be, is a
 //! [`ParseError::Limit`]; an encrypted file that needs a password is [`ParseError::Encrypted`].
@@ -142,6 +144,15 @@ fn parse_pdf(bytes: &[u8], limits: &Limits) -> Result<ParsedDocument, ParseError
     let mut metadata = info_metadata(&doc);
     if let Some(t) = built.title {
         metadata.insert("title".into(), t);
+    }
+    for (key, lines) in [
+        ("page_headers", &built.headers),
+        ("page_footers", &built.footers),
+    ] {
+        if !lines.is_empty() {
+            let list: Vec<String> = lines.iter().map(|(p, t)| format!("{p}: {t}")).collect();
+            metadata.insert(key.into(), list.join("\n"));
+        }
     }
     let mut elements = built.elements;
     elements.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));

@@ -1,5 +1,6 @@
-//! Lines in reading order → blocks (paragraphs, list items, code, tables, running headers and
-//! footers) → headings by font size and weight → the document text and its elements.
+//! Lines in reading order → blocks (paragraphs, list items, code, tables) → headings by font
+//! size and weight → the document text and its elements. Running headers and footers are set
+//! aside, out of the text.
 
 use super::layout::{flows, Flow, Line, PageLines};
 use super::running::{running_lines, Role};
@@ -13,8 +14,6 @@ enum Kind {
     ListItem,
     Code,
     Table,
-    Header,
-    Footer,
     Rotated,
 }
 
@@ -62,6 +61,9 @@ pub(super) struct Built {
     pub text: String,
     pub elements: Vec<Element>,
     pub title: Option<String>,
+    /// Running headers and footers (page, text), kept out of the text.
+    pub headers: Vec<(u32, String)>,
+    pub footers: Vec<(u32, String)>,
 }
 
 /// Builds the document.
@@ -70,23 +72,17 @@ pub(super) fn build(pages: Vec<PageLines>) -> Built {
     let body_size = body_size(&pages, &roles);
     let mut blocks: Vec<Block> = Vec::new();
     let mut flow_id = 0u32;
+    let (mut headers, mut footers) = (Vec::new(), Vec::new());
     for (i, (page, roles)) in pages.into_iter().zip(roles).enumerate() {
         let no = i as u32 + 1;
         let mut body = Vec::new();
-        let mut headers = Vec::new();
-        let mut footers = Vec::new();
         for (line, role) in page.lines.into_iter().zip(roles) {
             match role {
-                Role::Header => headers.push(line),
-                Role::Footer => footers.push(line),
+                Role::Header => headers.push((no, line.text(" "))),
+                Role::Footer => footers.push((no, line.text(" "))),
                 Role::Body => body.push(line),
             }
         }
-        blocks.extend(
-            headers
-                .into_iter()
-                .map(|l| Block::new(no, Kind::Header, vec![l])),
-        );
         for flow in flows(body) {
             let first = blocks.len();
             page_blocks(&flow, no, body_size, &mut blocks);
@@ -100,17 +96,15 @@ pub(super) fn build(pages: Vec<PageLines>) -> Built {
             b.rotated = page.rotated;
             blocks.push(b);
         }
-        blocks.extend(
-            footers
-                .into_iter()
-                .map(|l| Block::new(no, Kind::Footer, vec![l])),
-        );
         // A zero-line Paragraph marks the page end so that empty pages still get a page break.
         blocks.push(Block::new(no, Kind::Paragraph, Vec::new()));
     }
     let mut blocks = merge_continued(blocks);
     let title = assign_headings(&mut blocks, body_size);
-    emit(blocks, title)
+    let mut built = emit(blocks, title);
+    built.headers = headers;
+    built.footers = footers;
+    built
 }
 
 /// Joins a paragraph cut by a column or page end with its continuation: the first block of the
@@ -193,7 +187,9 @@ fn body_size(pages: &[PageLines], roles: &[Vec<Role>]) -> f32 {
 /// Splits one flow into blocks.
 fn page_blocks(flow: &Flow, page: u32, body_size: f32, out: &mut Vec<Block>) {
     let lines = &flow.lines;
-    let tables = table_runs(lines);
+    // Columns of monospaced text are code laid out with spaces, not a table.
+    let mut tables = table_runs(lines);
+    tables.retain(|&(a, b)| lines[a..b].iter().filter(|l| l.mono).count() * 2 <= b - a);
     let spacing = line_spacing(lines);
     let mut i = 0;
     let mut cur: Option<Block> = None;
@@ -516,8 +512,6 @@ fn emit(blocks: Vec<Block>, title: Option<String>) -> Built {
             }
         }
         let kind = match (b.kind, b.heading) {
-            (Kind::Header, _) => ElementKind::PageHeader,
-            (Kind::Footer, _) => ElementKind::PageFooter,
             (Kind::Code, _) => ElementKind::Code,
             (Kind::Rotated, _) => ElementKind::Other,
             (_, Some(0)) => ElementKind::Title,
@@ -532,6 +526,8 @@ fn emit(blocks: Vec<Block>, title: Option<String>) -> Built {
         text,
         elements,
         title,
+        headers: Vec::new(),
+        footers: Vec::new(),
     }
 }
 
