@@ -152,7 +152,7 @@ pub fn run(a: SearchArgs) -> Result<ExitCode> {
     };
     let reranker = match &a.rerank {
         None => None,
-        Some(spec) => Some(chunklab_eval::run::RerankWith(
+        Some(spec) => Some(chunklab_embed::RerankWith(
             chunklab_embed::load_reranker(spec, model.clone())
                 .with_context(|| format!("--rerank {spec}"))?,
         )),

@@ -125,10 +125,10 @@ impl WordTable {
                 }
             }
             WordTable::Q4 { blocks, dim, .. } => {
-                let row_bytes = dim / 32 * crate::e5q4::Q4_BLOCK_BYTES;
+                let row_bytes = dim / 32 * crate::q4::Q4_BLOCK_BYTES;
                 for &id in ids {
                     let start = id as usize * row_bytes;
-                    crate::e5q4::dequantize_q4(&blocks[start..start + row_bytes], out);
+                    crate::q4::dequantize_q4(&blocks[start..start + row_bytes], out);
                 }
             }
         }

@@ -9,7 +9,7 @@
 
 use crate::bert::{BertConfig, BertModel};
 use crate::error::{Error, Result};
-use crate::rerank::{check_query, Reranker};
+use crate::reranker::{check_query, Reranker};
 use candle_core::{DType, Device, Tensor};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -24,8 +24,10 @@ mod error;
 pub mod fetch;
 mod gelu;
 mod late;
+mod q4;
 pub mod registry;
 mod rerank;
+mod reranker;
 
 pub use bert::{BertConfig, BertModel};
 pub use core_adapter::CoreEmbedder;
@@ -33,7 +35,8 @@ pub use cross_encoder::CrossEncoder;
 pub use embedder::{BertEmbedder, EmbedSettings, Pooling};
 pub use error::{Error, Result};
 pub use late::{late_embeddings, LateChunker, LateEmbeddings, LateOptions};
-pub use rerank::{load_reranker, MaxSim, Reranker};
+pub use rerank::{load_reranker, MaxSim};
+pub use reranker::{RerankWith, Reranker};
 
 use registry::{KnownModel, ModelKind};
 use std::ops::Range;

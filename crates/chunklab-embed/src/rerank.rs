@@ -6,6 +6,7 @@
 
 use crate::cross_encoder::CrossEncoder;
 use crate::error::{Error, Result};
+use crate::reranker::{check_query, Reranker};
 use crate::{Embedder, Role, TokenVectors};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -14,18 +15,6 @@ use std::sync::{Arc, Mutex};
 
 /// Normalized token vectors of passages by the BLAKE3 of their text.
 type PassageRows = HashMap<[u8; 32], Arc<Vec<f32>>>;
-
-/// A model that scores passages against a query.
-pub trait Reranker: Send + Sync {
-    /// What the reranker is (`maxsim(minilm)`, or the cross-encoder's directory).
-    fn name(&self) -> &str;
-
-    /// One relevance score per passage (higher = more relevant), in input order. Scores of
-    /// different rerankers are on different scales; only the order within one call means
-    /// anything. An empty passage list gives an empty result; an empty query (no tokens) is
-    /// [`Error::EmptyQuery`].
-    fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>>;
-}
 
 /// Late-interaction (ColBERT-style) scoring over an [`Embedder`]'s token vectors.
 ///
@@ -188,14 +177,6 @@ fn empty(dim: usize) -> TokenVectors {
         spans: Vec::new(),
         vectors: Vec::new(),
     }
-}
-
-/// [`Error::EmptyQuery`] for a query that is empty or whitespace only.
-pub(crate) fn check_query(query: &str) -> Result<()> {
-    if query.trim().is_empty() {
-        return Err(Error::EmptyQuery);
-    }
-    Ok(())
 }
 
 /// A reranker from a spec:

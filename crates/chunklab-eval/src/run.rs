@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::scoring::{score_query, QueryLabels, QueryScores};
 use crate::sweep::{ChunkSpec, Config, Mode};
 use chunklab_core::document::ParsedDocument;
-use chunklab_embed::{Embedder, LoadOptions, Role};
+use chunklab_embed::{Embedder, LoadOptions, RerankWith, Role};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -616,15 +616,6 @@ fn needs_model(c: &Config) -> bool {
             && c.reranker
                 .as_deref()
                 .is_none_or(|r| r.eq_ignore_ascii_case("maxsim")))
-}
-
-/// A chunklab-embed reranker behind the index's [`chunklab_index::Rerank`] seam.
-pub struct RerankWith(pub Box<dyn chunklab_embed::Reranker>);
-
-impl chunklab_index::Rerank for RerankWith {
-    fn rerank(&self, query: &str, passages: &[&str]) -> std::result::Result<Vec<f32>, String> {
-        self.0.score(query, passages).map_err(|e| e.to_string())
-    }
 }
 
 fn percentile(v: &mut [f64], q: f64) -> f64 {

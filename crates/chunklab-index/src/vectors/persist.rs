@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Result, VectorError};
+use super::error::{Result, VectorError};
 
 /// Name of the manifest file inside an index directory.
 pub(crate) const MANIFEST: &str = "vectors.json";
@@ -244,7 +244,7 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest> {
 pub(crate) fn manifest(
     generation: &Generation,
     dim: usize,
-    params: &super::HnswParams,
+    params: &super::params::HnswParams,
     count: usize,
     graph: Option<FileEntry>,
     keys: FileEntry,

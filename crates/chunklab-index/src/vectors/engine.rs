@@ -1,0 +1,201 @@
+//! The HNSW engine (USearch) and the bookkeeping its capacity and concurrency rules need: a gate
+//! that bounds concurrent calls to the reserved search contexts, tombstone and capacity
+//! accounting, and the parallel insert of a batch.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::{Condvar, Mutex};
+
+use super::error::{Result, VectorError};
+use super::params::HnswParams;
+
+/// Limits concurrent engine calls to the number of search contexts USearch has reserved (it fails
+/// instead of waiting when all are in use).
+pub(super) struct Gate {
+    busy: Mutex<usize>,
+    freed: Condvar,
+    max: usize,
+}
+
+pub(super) struct GateGuard<'a>(&'a Gate);
+
+impl Gate {
+    fn new(max: usize) -> Self {
+        Self {
+            busy: Mutex::new(0),
+            freed: Condvar::new(),
+            max: max.max(1),
+        }
+    }
+
+    pub(super) fn enter(&self) -> GateGuard<'_> {
+        let mut busy = self
+            .busy
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        while *busy >= self.max {
+            busy = self
+                .freed
+                .wait(busy)
+                .unwrap_or_else(|poison| poison.into_inner());
+        }
+        *busy += 1;
+        GateGuard(self)
+    }
+}
+
+impl Drop for GateGuard<'_> {
+    fn drop(&mut self) {
+        let mut busy = self
+            .0
+            .busy
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        *busy -= 1;
+        self.0.freed.notify_one();
+    }
+}
+
+/// The USearch index plus the bookkeeping its capacity rules need.
+pub(super) struct Engine {
+    pub(super) index: usearch::Index,
+    /// Slots the engine can hold before it must reserve more.
+    pub(super) capacity: usize,
+    /// Removed slots not yet reused (USearch reuses them for later adds).
+    pub(super) tombstones: usize,
+    /// Search/insert contexts reserved in USearch.
+    contexts: usize,
+    pub(super) gate: Gate,
+}
+
+pub(super) fn engine_error<E: std::fmt::Display>(
+    operation: &str,
+) -> impl FnOnce(E) -> VectorError + '_ {
+    move |error| VectorError::Engine {
+        operation: operation.to_string(),
+        message: error.to_string(),
+    }
+}
+
+/// Search contexts to reserve: one per core, at least as many as build threads.
+pub(super) fn context_count(build_threads: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.max(build_threads).clamp(1, 256)
+}
+
+impl Engine {
+    fn options(dim: usize, params: &HnswParams) -> usearch::IndexOptions {
+        usearch::IndexOptions {
+            dimensions: dim,
+            metric: usearch::MetricKind::IP,
+            quantization: usearch::ScalarKind::F32,
+            connectivity: params.m,
+            expansion_add: params.ef_construction,
+            expansion_search: params.ef_search,
+            multi: false,
+        }
+    }
+
+    pub(super) fn new(dim: usize, params: &HnswParams, contexts: usize) -> Result<Self> {
+        let index = usearch::Index::new(&Self::options(dim, params))
+            .map_err(engine_error("creating the HNSW index"))?;
+        Ok(Self {
+            index,
+            capacity: 0,
+            tombstones: 0,
+            contexts,
+            gate: Gate::new(contexts),
+        })
+    }
+
+    /// Makes room for `incoming` more adds (each reuses a tombstone first).
+    pub(super) fn reserve_for(&mut self, live: usize, incoming: usize) -> Result<()> {
+        let slots = live + self.tombstones;
+        let needed = slots + incoming.saturating_sub(self.tombstones);
+        if needed <= self.capacity {
+            return Ok(());
+        }
+        // Grow geometrically for one-by-one adds; exactly for batches.
+        let target = needed.max(self.capacity + self.capacity / 2).max(64);
+        self.index
+            .reserve_capacity_and_threads(target, self.contexts)
+            .map_err(engine_error("reserving capacity"))?;
+        self.capacity = target;
+        Ok(())
+    }
+
+    pub(super) fn set_contexts(&mut self, contexts: usize) -> Result<()> {
+        if contexts == self.contexts {
+            return Ok(());
+        }
+        self.index
+            .reserve_capacity_and_threads(self.capacity, contexts)
+            .map_err(engine_error("reserving threads"))?;
+        self.contexts = contexts;
+        self.gate = Gate::new(contexts);
+        Ok(())
+    }
+
+    pub(super) fn remove(&mut self, key: u64) -> Result<()> {
+        let removed = self
+            .index
+            .remove(key)
+            .map_err(engine_error("removing a vector"))?;
+        self.tombstones += removed;
+        Ok(())
+    }
+
+    /// Records that `added` adds went through (each consumed a tombstone if one was left).
+    pub(super) fn note_added(&mut self, added: usize) {
+        self.tombstones = self.tombstones.saturating_sub(added);
+    }
+}
+
+/// Adds `items` to the engine on `threads` threads (work handed out in small chunks); returns the
+/// first error.
+pub(super) fn insert_parallel(
+    index: &usearch::Index,
+    items: &[(u64, &[f32])],
+    threads: usize,
+) -> Result<()> {
+    if threads <= 1 {
+        for (key, vector) in items {
+            index
+                .add(*key, vector)
+                .map_err(engine_error("adding a vector"))?;
+        }
+        return Ok(());
+    }
+    const CHUNK: usize = 64;
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let first_error: Mutex<Option<VectorError>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while !failed.load(AtomicOrdering::Relaxed) {
+                    let start = next.fetch_add(CHUNK, AtomicOrdering::Relaxed);
+                    if start >= items.len() {
+                        break;
+                    }
+                    for (key, vector) in &items[start..(start + CHUNK).min(items.len())] {
+                        if let Err(error) = index.add(*key, vector) {
+                            failed.store(true, AtomicOrdering::Relaxed);
+                            let mut slot = first_error
+                                .lock()
+                                .unwrap_or_else(|poison| poison.into_inner());
+                            slot.get_or_insert(engine_error("adding a vector")(error));
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    match first_error
+        .into_inner()
+        .unwrap_or_else(|poison| poison.into_inner())
+    {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}
