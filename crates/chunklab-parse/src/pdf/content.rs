@@ -4,7 +4,7 @@
 
 use super::font::{as_dict, as_number, deref, Font};
 use super::lexer::{Lexer, Operand};
-use super::stream::{stream_bytes, StreamError};
+use super::stream::{stream_bytes_checked, StreamError};
 use lopdf::{Dictionary, Document, Object, ObjectId};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -45,8 +45,10 @@ pub(super) struct PageGlyphs {
     /// Display size of the page (points).
     pub width: f32,
     pub height: f32,
-    /// Problems met (undecodable content, limits).
+    /// Problems met (missing or damaged content, limits), each a sentence naming what failed.
     pub problems: Vec<String>,
+    /// Text-showing operators run (`Tj`, `TJ`, `'`, `"`): a page without any has no text layer.
+    pub text_ops: usize,
 }
 
 /// Fonts decoded so far, shared by all pages.
@@ -113,6 +115,12 @@ pub(super) fn page_glyphs(
 ) -> PageGlyphs {
     let mut out = PageGlyphs::default();
     let page = doc.get_dictionary(page_id).ok();
+    if page.is_none() {
+        out.problems.push(format!(
+            "the page object {} {} is missing or damaged",
+            page_id.0, page_id.1
+        ));
+    }
     let media = inherited(doc, page, b"MediaBox")
         .and_then(|o| o.as_array().ok())
         .map(|a| {
@@ -142,22 +150,29 @@ pub(super) fn page_glyphs(
     let resources = inherited(doc, page, b"Resources").and_then(as_dict);
     let mut data = Vec::new();
     for id in doc.get_page_contents(page_id) {
+        let name = format!("content stream {} {}", id.0, id.1);
         let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) else {
+            out.problems
+                .push(format!("{name} is missing or damaged; its text is lost"));
             continue;
         };
-        match stream_bytes(stream, budget.bytes_left) {
-            Ok(bytes) => {
+        match stream_bytes_checked(stream, budget.bytes_left) {
+            Ok((bytes, damage)) => {
                 budget.bytes_left -= bytes.len();
                 data.extend_from_slice(&bytes);
                 data.push(b'\n');
+                if let Some(d) = damage {
+                    out.problems
+                        .push(format!("{name}: {d}; text after that point is lost"));
+                }
             }
             Err(StreamError::TooLarge) => {
                 budget.exhausted = true;
                 return out;
             }
-            Err(StreamError::Undecodable) => out
-                .problems
-                .push("a content stream could not be decoded".into()),
+            Err(StreamError::Undecodable) => out.problems.push(format!(
+                "{name} could not be decoded (unknown filter or corrupt data); its text is lost"
+            )),
         }
     }
     let mut interp = Interp {
@@ -255,17 +270,20 @@ impl Interp<'_> {
                 }
                 b"T*" => self.move_line(0.0, -self.gs.leading),
                 b"Tj" => {
+                    self.out.text_ops += 1;
                     if let Some(Operand::String(s)) = a.first() {
                         self.show(s);
                     }
                 }
                 b"'" => {
+                    self.out.text_ops += 1;
                     self.move_line(0.0, -self.gs.leading);
                     if let Some(Operand::String(s)) = a.first() {
                         self.show(s);
                     }
                 }
                 b"\"" if a.len() == 3 => {
+                    self.out.text_ops += 1;
                     self.gs.word_spacing = n(0);
                     self.gs.char_spacing = n(1);
                     self.move_line(0.0, -self.gs.leading);
@@ -274,6 +292,7 @@ impl Interp<'_> {
                     }
                 }
                 b"TJ" => {
+                    self.out.text_ops += 1;
                     if let Some(Operand::Array(items)) = a.first() {
                         for item in items {
                             match item {
@@ -308,16 +327,37 @@ impl Interp<'_> {
         let limit = self.budget.bytes_left.min(4 << 20);
         match entry {
             Object::Reference(id) => {
-                if let Some(f) = self.fonts.by_id.get(id) {
-                    return Some(f.clone());
-                }
-                let dict = deref(self.doc, Some(entry)).and_then(as_dict)?;
-                let font = Arc::new(Font::load(self.doc, dict, limit));
-                self.fonts.by_id.insert(*id, font.clone());
+                let font = match self.fonts.by_id.get(id) {
+                    Some(f) => f.clone(),
+                    None => {
+                        let dict = deref(self.doc, Some(entry)).and_then(as_dict)?;
+                        let font = Arc::new(Font::load(self.doc, dict, limit));
+                        self.fonts.by_id.insert(*id, font.clone());
+                        font
+                    }
+                };
+                self.font_problems(&font, name);
                 Some(font)
             }
-            Object::Dictionary(dict) => Some(Arc::new(Font::load(self.doc, dict, limit))),
+            Object::Dictionary(dict) => {
+                let font = Arc::new(Font::load(self.doc, dict, limit));
+                self.font_problems(&font, name);
+                Some(font)
+            }
             _ => None,
+        }
+    }
+
+    /// Reports a damaged font once per page: its text may come out wrong or not at all.
+    fn font_problems(&mut self, font: &Font, name: &[u8]) {
+        for p in &font.problems {
+            let p = format!(
+                "font /{}: {p}; its text may be lost",
+                String::from_utf8_lossy(name)
+            );
+            if !self.out.problems.contains(&p) {
+                self.out.problems.push(p);
+            }
         }
     }
 
@@ -377,19 +417,41 @@ impl Interp<'_> {
         else {
             return;
         };
-        let Some(Object::Stream(stream)) = deref(doc, xobjects.get(name).ok()) else {
+        let entry = xobjects.get(name).ok();
+        let label = match entry {
+            Some(Object::Reference(id)) => format!("form XObject {} {}", id.0, id.1),
+            _ => format!("form XObject /{}", String::from_utf8_lossy(name)),
+        };
+        let Some(Object::Stream(stream)) = deref(doc, entry) else {
+            if entry.is_some_and(|e| matches!(e, Object::Reference(_))) {
+                self.out
+                    .problems
+                    .push(format!("{label} is missing or damaged; its text is lost"));
+            }
             return;
         };
         if stream.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form") {
             return;
         }
-        let bytes = match stream_bytes(stream, self.budget.bytes_left) {
-            Ok(bytes) => bytes,
+        let bytes = match stream_bytes_checked(stream, self.budget.bytes_left) {
+            Ok((bytes, damage)) => {
+                if let Some(d) = damage {
+                    self.out
+                        .problems
+                        .push(format!("{label}: {d}; text after that point is lost"));
+                }
+                bytes
+            }
             Err(StreamError::TooLarge) => {
                 self.budget.exhausted = true;
                 return;
             }
-            Err(StreamError::Undecodable) => return,
+            Err(StreamError::Undecodable) => {
+                self.out.problems.push(format!(
+                    "{label} could not be decoded (unknown filter or corrupt data); its text is lost"
+                ));
+                return;
+            }
         };
         self.budget.bytes_left -= bytes.len();
         let matrix = deref(doc, stream.dict.get(b"Matrix").ok())

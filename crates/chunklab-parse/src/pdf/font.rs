@@ -4,7 +4,7 @@
 
 use super::encoding::{base_table, glyph_char, CodeTable};
 use super::metrics::standard_widths;
-use super::stream::stream_bytes;
+use super::stream::{stream_bytes, stream_bytes_checked};
 use lopdf::{Dictionary, Document, Object};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -57,6 +57,8 @@ pub(super) struct Font {
     width_scale: f32,
     pub bold: bool,
     pub mono: bool,
+    /// Damage met while loading (a ToUnicode map missing or corrupt), as sentences.
+    pub problems: Vec<String>,
 }
 
 /// One decoded glyph of a shown string.
@@ -100,13 +102,24 @@ impl Font {
         } else {
             font.load_simple(doc, dict, &subtype, &base_font, descriptor);
         }
-        if let Some(stream) =
-            deref(doc, dict.get(b"ToUnicode").ok()).and_then(|o| o.as_stream().ok())
-        {
-            if let Ok(bytes) = stream_bytes(stream, stream_limit) {
-                let cmap = parse_cmap(&bytes);
-                font.to_unicode = cmap.map;
-            }
+        let to_unicode = dict.get(b"ToUnicode").ok();
+        match deref(doc, to_unicode).and_then(|o| o.as_stream().ok()) {
+            Some(stream) => match stream_bytes_checked(stream, stream_limit) {
+                Ok((bytes, damage)) => {
+                    let cmap = parse_cmap(&bytes);
+                    font.to_unicode = cmap.map;
+                    if let Some(d) = damage {
+                        font.problems.push(format!("its ToUnicode map: {d}"));
+                    }
+                }
+                Err(_) => font
+                    .problems
+                    .push("its ToUnicode map could not be decoded".into()),
+            },
+            None if matches!(to_unicode, Some(Object::Reference(_))) => font
+                .problems
+                .push("its ToUnicode map is missing or damaged".into()),
+            None => {}
         }
         let flags = descriptor
             .and_then(|d| deref(doc, d.get(b"Flags").ok()))

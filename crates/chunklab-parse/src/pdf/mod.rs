@@ -8,8 +8,12 @@
 //! after the other); `structure` builds paragraphs, list items, code and headings, with `table`
 //! and `running` (headers/footers) as helpers. Running headers and footers are kept out of the
 //! text; they are listed in the `page_headers` and `page_footers` metadata entries, one
-//! `page: text` line per page. Pages without any text are reported in
-//! [`ParsedDocument::warnings`] (a scanned document needs OCR, which is not done here). A file
+//! `page: text` line per page. Pages without any text operator are reported in
+//! [`ParsedDocument::warnings`] (a scanned document needs OCR, which is not done here).
+//!
+//! Damaged files: when the cross-reference table or trailer cannot be read, or objects it lists
+//! cannot be, `repair` rebuilds the table by scanning the file for objects; every object, page,
+//! content stream or form that still fails is a warning naming it and the reason. A file
 //! larger than [`Limits::max_decompressed_bytes`], or whose decoded page content would be, is a
 //! [`ParseError::Limit`]; an encrypted file that needs a password is [`ParseError::Encrypted`].
 //!
@@ -29,6 +33,7 @@ mod glyph_names;
 mod layout;
 mod lexer;
 mod metrics;
+mod repair;
 mod running;
 mod stream;
 mod structure;
@@ -90,12 +95,14 @@ fn parse_pdf(bytes: &[u8], limits: &Limits) -> Result<ParsedDocument, ParseError
             limit: limits.max_decompressed_bytes,
         });
     }
-    let doc = lopdf::Document::load_mem(bytes).map_err(|e| match e {
+    let loaded = repair::load(bytes).map_err(|e| match e {
         lopdf::Error::InvalidPassword | lopdf::Error::Decryption(_) => {
             ParseError::Encrypted { format: "pdf" }
         }
         e => invalid(e.to_string()),
     })?;
+    let doc = loaded.doc;
+    let mut warnings = loaded.warnings;
     // lopdf removes /Encrypt after decrypting with the empty user password; still there means a
     // real password is needed.
     if doc.trailer.get(b"Encrypt").is_ok() {
@@ -103,7 +110,17 @@ fn parse_pdf(bytes: &[u8], limits: &Limits) -> Result<ParsedDocument, ParseError
     }
     let page_ids: Vec<_> = doc.page_iter().take(MAX_PAGES).collect();
     if page_ids.is_empty() {
-        return Err(invalid("the document has no pages"));
+        return Err(invalid(if warnings.is_empty() {
+            "the document has no pages".to_string()
+        } else {
+            format!("no page could be read ({})", warnings.join("; "))
+        }));
+    }
+    if let Some(listed) = listed_pages(&doc).filter(|&n| n > page_ids.len()) {
+        warnings.push(format!(
+            "the page tree lists {listed} pages but only {} could be read; the others are lost",
+            page_ids.len()
+        ));
     }
     let mut fonts = FontCache::default();
     let mut budget = Budget {
@@ -111,7 +128,6 @@ fn parse_pdf(bytes: &[u8], limits: &Limits) -> Result<ParsedDocument, ParseError
         exhausted: false,
     };
     let mut pages = Vec::with_capacity(page_ids.len());
-    let mut warnings = Vec::new();
     let mut empty_pages = Vec::new();
     for (i, &id) in page_ids.iter().enumerate() {
         let no = i as u32 + 1;
@@ -122,12 +138,21 @@ fn parse_pdf(bytes: &[u8], limits: &Limits) -> Result<ParsedDocument, ParseError
                 limit: limits.max_decompressed_bytes,
             });
         }
-        for p in &glyphs.problems {
+        let mut problems = glyphs.problems.clone();
+        problems.dedup();
+        for p in &problems {
             warnings.push(format!("page {no}: {p}"));
         }
         let (segs, rotated) = layout::segments(&glyphs);
-        if segs.is_empty() && rotated.is_empty() {
-            empty_pages.push(no);
+        if segs.is_empty() && rotated.is_empty() && problems.is_empty() {
+            if glyphs.text_ops == 0 {
+                empty_pages.push(no);
+            } else {
+                warnings.push(format!(
+                    "page {no}: text is drawn but none of it could be decoded (fonts without a \
+                     usable encoding)"
+                ));
+            }
         }
         pages.push(PageLines {
             lines: layout::lines(segs),
@@ -164,6 +189,14 @@ fn parse_pdf(bytes: &[u8], limits: &Limits) -> Result<ParsedDocument, ParseError
         warnings,
         pages: Some(page_count),
     })
+}
+
+/// The page count the page tree's root claims (`/Count`), if readable.
+fn listed_pages(doc: &lopdf::Document) -> Option<usize> {
+    let root = font::deref(doc, doc.trailer.get(b"Root").ok()).and_then(font::as_dict)?;
+    let pages = font::deref(doc, root.get(b"Pages").ok()).and_then(font::as_dict)?;
+    let count = font::deref(doc, pages.get(b"Count").ok()).and_then(font::as_number)?;
+    (count >= 0.0 && count <= MAX_PAGES as f64).then_some(count as usize)
 }
 
 /// "no text on pages 3–7, 9: scanned? OCR not enabled" (consecutive pages merged into ranges).
