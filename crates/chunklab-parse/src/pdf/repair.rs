@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// Object numbers above this are not believed (a corrupt header must not size a huge table).
-const MAX_OBJECT_NUMBER: u32 = 8_000_000;
+const MAX_OBJECT_NUMBER: u32 = 1_000_000;
 
 /// A loaded document and what had to be repaired to read it.
 pub(super) struct Loaded {
