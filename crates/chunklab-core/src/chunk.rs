@@ -43,6 +43,11 @@ impl Span {
 pub struct ChunkMeta {
     /// Heading path from the document root to this chunk.
     pub headings: Vec<String>,
+    /// For a chunk that merges several sections (`headings` with
+    /// [`crate::strategies::Headings::with_merge_siblings`]): the heading path of every section
+    /// whose heading it contains, in document order. Empty (and not serialized) otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<Vec<String>>,
     /// 1-based page number (where the chunk starts) where the format has pages.
     pub page: Option<u32>,
     /// 1-based page number where the chunk ends.

@@ -5,9 +5,10 @@
 //! span in the text (see `validate::check_all_parsed`).
 
 use chunklab_core::document::{Element, ElementKind, ParsedDocument};
+use chunklab_core::strategies::Headings;
 use chunklab_core::text::LineIndex;
-use chunklab_core::validate::check_all_parsed;
-use chunklab_core::{CharSizer, Measure, Sizer, WordSizer};
+use chunklab_core::validate::{check_all_parsed, check_parsed, Expect};
+use chunklab_core::{CharSizer, Chunker, Measure, Sizer, WordSizer};
 use proptest::prelude::*;
 use std::sync::Arc;
 
@@ -169,8 +170,27 @@ impl Sizer for Pairs {
 }
 
 fn run(doc: &ParsedDocument, sizer: Arc<dyn Sizer>, size: usize) {
-    if let Err(e) = check_all_parsed(doc, sizer, size) {
+    if let Err(e) = check_all_parsed(doc, sizer.clone(), size) {
         panic!("{e}\ntext: {:?}\nelements: {:?}", doc.text, doc.elements);
+    }
+    // `headings` merging sibling sections (not in the catalog's options).
+    let merging = Headings::new(sizer.clone(), size, 6, size % 2 == 0)
+        .unwrap()
+        .with_merge_siblings(true);
+    let expect = Expect {
+        size,
+        overlap: false,
+    };
+    let checked = match merging.chunk_parsed(doc) {
+        Ok(chunks) => check_parsed(doc, &chunks, sizer.as_ref(), expect),
+        Err(chunklab_core::Error::TooSmall { units, size, .. }) if units > size => Ok(()),
+        Err(e) => Err(e.to_string()),
+    };
+    if let Err(e) = checked {
+        panic!(
+            "merge_siblings: {e}\ntext: {:?}\nelements: {:?}",
+            doc.text, doc.elements
+        );
     }
 }
 

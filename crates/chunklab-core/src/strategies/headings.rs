@@ -2,12 +2,20 @@
 //! its heading path, e.g. `["Hoofdstuk 2. Vergunningen", "Artikel 3 Bewonersvergunning"]`.
 //!
 //! The headings form a tree of sections; a section is its heading, its own text up to the next
-//! heading, and its subsections. A section that fits the size becomes one chunk. One that does
-//! not is cut into its own text and its subsections, and neighbouring siblings (the own text
-//! counts as the first sibling) are merged again while they fit together; such a merged chunk
-//! carries the path of their common parent. Text that does not fit on its own is split by the
-//! native `recursive` strategy. A heading with no text of its own (a chapter heading directly
-//! followed by its first article) is not left alone in a tiny chunk: it starts the next chunk.
+//! heading, and its subsections. By default every section's own text is a chunk of its own, with
+//! the section's full heading path (what LangChain's `MarkdownHeaderTextSplitter` does);
+//! neighbouring chunks are merged only when they have the same heading path and fit together
+//! (Docling's `merge_peers`: parts of one section, or sections whose heading adds no title).
+//!
+//! With [`Headings::with_merge_siblings`] a section that fits the size becomes one chunk, and one
+//! that does not is cut into its own text and its subsections, neighbouring siblings (the own
+//! text counts as the first sibling) being merged again while they fit together; such a merged
+//! chunk carries the path of their common parent and lists the heading path of every section it
+//! contains in [`ChunkMeta::sections`].
+//!
+//! Text that does not fit on its own is split by the native `recursive` strategy. A heading with
+//! no text of its own (a chapter heading directly followed by its first article) is not left
+//! alone in a tiny chunk: it starts the next chunk.
 //!
 //! With `title_prefix` the heading path, joined with ` > ` and followed by a blank line, is put
 //! in [`ChunkMeta::prefix`] (the text that is embedded before the chunk) and counts toward the
@@ -42,8 +50,17 @@ use std::sync::Arc;
 /// let chunker = Headings::new(Arc::new(CharSizer), 100, 6, false).unwrap();
 /// let chunks = chunker.chunk_parsed(&doc).unwrap();
 /// let (span, meta) = &chunks[0];
+/// // The chapter heading has no text of its own: it rides along with its first article.
 /// assert!(text[span.start..span.end].starts_with("Hoofdstuk 2. Vergunningen\n\nArtikel 3"));
+/// assert!(text[span.start..span.end].ends_with("vergunning."));
 /// assert_eq!(meta.headings, ["Hoofdstuk 2. Vergunningen", "Artikel 3 Bewonersvergunning"]);
+/// assert_eq!(chunks[1].1.headings, ["Hoofdstuk 2. Vergunningen", "Artikel 4 Bezoekers"]);
+/// // Merging siblings: the whole chapter fits in one chunk, which lists its sections.
+/// let merging = Headings::new(Arc::new(CharSizer), 200, 6, false).unwrap().with_merge_siblings(true);
+/// let chunks = merging.chunk_parsed(&doc).unwrap();
+/// assert_eq!(chunks.len(), 1);
+/// assert_eq!(chunks[0].1.headings, ["Hoofdstuk 2. Vergunningen"]);
+/// assert_eq!(chunks[0].1.sections.len(), 3);
 /// // With --title-prefix the heading path is embedded too, and counts toward the size.
 /// let chunker = Headings::new(Arc::new(CharSizer), 100, 6, true).unwrap();
 /// let chunks = chunker.chunk_parsed(&doc).unwrap();
@@ -57,6 +74,7 @@ use std::sync::Arc;
 #[derive(Debug)]
 pub struct Headings {
     cfg: StructureConfig,
+    merge_siblings: bool,
 }
 
 impl Headings {
@@ -70,7 +88,16 @@ impl Headings {
     ) -> Result<Self> {
         Ok(Self {
             cfg: StructureConfig::new(sizer, size, max_level, title_prefix)?,
+            merge_siblings: false,
         })
+    }
+
+    /// With `true`, sibling sections are merged into one chunk while they fit the size (the chunk
+    /// gets their parent's heading path and lists theirs in [`ChunkMeta::sections`]); with
+    /// `false` (the default) every section is a chunk of its own.
+    pub fn with_merge_siblings(mut self, merge_siblings: bool) -> Self {
+        self.merge_siblings = merge_siblings;
+        self
     }
 }
 
@@ -84,7 +111,12 @@ impl Chunker for Headings {
     }
 
     fn config(&self) -> String {
-        self.cfg.describe("headings")
+        let base = self.cfg.describe("headings");
+        if self.merge_siblings {
+            format!("{base} merge_siblings=true")
+        } else {
+            base
+        }
     }
 
     fn spans(&self, _text: &str) -> Result<Vec<Span>> {
@@ -96,6 +128,7 @@ impl Chunker for Headings {
             sections: sections(doc, self.cfg.max_level),
             em: self.cfg.emitter(doc)?,
             title_prefix: self.cfg.title_prefix,
+            merge_siblings: self.merge_siblings,
             prefixes: Vec::new(),
             carry: None,
         };
@@ -105,6 +138,11 @@ impl Chunker for Headings {
             // Defensive: a carried heading whose subsections were all blank.
             let end = walk.sections[sec].end;
             walk.emit(start, end, sec)?;
+        }
+        if self.merge_siblings {
+            walk.list_sections();
+        } else {
+            walk.em.merge_peers(0);
         }
         Ok(walk.em.out)
     }
@@ -185,6 +223,8 @@ struct Walk<'a> {
     sections: Vec<Section>,
     em: Emitter<'a>,
     title_prefix: bool,
+    /// Merge sibling sections while they fit (else one section per chunk).
+    merge_siblings: bool,
     /// Chosen prefix per section, computed on first use.
     prefixes: Vec<Option<Option<Prefix>>>,
     /// Start of a heading with no text of its own that the next chunk takes along, and its
@@ -227,7 +267,8 @@ impl Walk<'_> {
         }
     }
 
-    /// Chunk a section: whole if it fits, else its own text and subsections packed.
+    /// Chunk a section: its own text, then each subsection (one section per chunk); merging
+    /// siblings: whole if it fits, else its own text and subsections packed.
     fn section(&mut self, sec: usize) -> Result<()> {
         let (start, end) = (self.sections[sec].start, self.sections[sec].end);
         let (os, oe) = strip_span(self.em.text, start, self.sections[sec].own_end);
@@ -239,7 +280,17 @@ impl Walk<'_> {
             }
             return self.section(self.sections[sec].children[0]);
         }
-        if self.try_whole(start, end, sec) {
+        let leaf = self.sections[sec].children.is_empty();
+        if (self.merge_siblings || leaf) && self.try_whole(start, end, sec) {
+            return Ok(());
+        }
+        if !self.merge_siblings {
+            if os < oe {
+                self.own(sec)?;
+            }
+            for c in self.sections[sec].children.clone() {
+                self.section(c)?;
+            }
             return Ok(());
         }
         let mut items = Vec::with_capacity(self.sections[sec].children.len() + 1);
@@ -338,6 +389,22 @@ impl Walk<'_> {
         self.em.try_emit(start, end, prefix.as_ref(), &meta)
     }
 
+    /// Fill [`ChunkMeta::sections`] of every chunk that contains the headings of two or more
+    /// sections with their heading paths.
+    fn list_sections(&mut self) {
+        let heads: Vec<(usize, &Vec<String>)> = self.sections[1..]
+            .iter()
+            .map(|s| (s.heading.0, &s.path))
+            .collect();
+        for (span, meta) in &mut self.em.out {
+            let from = heads.partition_point(|h| h.0 < span.start);
+            let upto = heads.partition_point(|h| h.0 < span.end);
+            if upto - from >= 2 {
+                meta.sections = heads[from..upto].iter().map(|h| h.1.clone()).collect();
+            }
+        }
+    }
+
     /// Emit `start..end` with section `sec`'s path, split as needed; a carried heading joins.
     fn emit(&mut self, start: usize, end: usize, sec: usize) -> Result<()> {
         let start = match self.carry.take() {
@@ -389,8 +456,19 @@ mod tests {
     }
 
     fn run(size: usize, max_level: usize, prefix: bool) -> Vec<(Span, ChunkMeta)> {
+        run_with(size, max_level, prefix, false)
+    }
+
+    fn run_with(
+        size: usize,
+        max_level: usize,
+        prefix: bool,
+        merge: bool,
+    ) -> Vec<(Span, ChunkMeta)> {
         let d = doc();
-        let h = Headings::new(Arc::new(CharSizer), size, max_level, prefix).unwrap();
+        let h = Headings::new(Arc::new(CharSizer), size, max_level, prefix)
+            .unwrap()
+            .with_merge_siblings(merge);
         let out = h.chunk_parsed(&d).unwrap();
         let expect = Expect {
             size,
@@ -405,10 +483,88 @@ mod tests {
     }
 
     #[test]
-    fn whole_document_when_it_fits() {
+    fn one_section_per_chunk_by_default() {
         let out = run(10_000, 6, false);
+        let paths: Vec<Vec<&str>> = out
+            .iter()
+            .map(|(_, m)| m.headings.iter().map(String::as_str).collect())
+            .collect();
+        let (title, h1, h2) = (
+            "Parkeerverordening 2021",
+            "Hoofdstuk 1. Algemeen",
+            "Hoofdstuk 2. Vergunningen",
+        );
+        assert_eq!(
+            paths,
+            [
+                vec![title, h1, "Artikel 1 Begrippen"],
+                vec![title, h1, "Artikel 2 Reikwijdte"],
+                vec![title, h2, "Artikel 3 Bewonersvergunning"],
+                vec![title, h2, "Artikel 4 Bezoekers"],
+            ]
+        );
+        // The bare title and chapter headings ride along with their first article.
+        assert!(text(&out[0].0).starts_with("Parkeerverordening 2021\n\nHoofdstuk 1"));
+        assert!(text(&out[2].0).starts_with("Hoofdstuk 2. Vergunningen\n\nArtikel 3"));
+        assert!(out.iter().all(|(_, m)| m.sections.is_empty()));
+    }
+
+    #[test]
+    fn merging_siblings_lists_the_merged_sections() {
+        let out = run_with(10_000, 6, false, true);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].1.headings, ["Parkeerverordening 2021"]);
+        let last: Vec<&str> = out[0]
+            .1
+            .sections
+            .iter()
+            .map(|p| p.last().unwrap().as_str())
+            .collect();
+        assert_eq!(
+            last,
+            [
+                "Parkeerverordening 2021",
+                "Hoofdstuk 1. Algemeen",
+                "Artikel 1 Begrippen",
+                "Artikel 2 Reikwijdte",
+                "Hoofdstuk 2. Vergunningen",
+                "Artikel 3 Bewonersvergunning",
+                "Artikel 4 Bezoekers"
+            ]
+        );
+        assert_eq!(
+            out[0].1.sections[6],
+            [
+                "Parkeerverordening 2021",
+                "Hoofdstuk 2. Vergunningen",
+                "Artikel 4 Bezoekers"
+            ]
+        );
+    }
+
+    #[test]
+    fn peers_with_the_same_path_are_merged() {
+        // A heading with no title adds nothing to the path: its text and the parent's own text
+        // are peers and go together when they fit; a titled sibling does not.
+        let text = "Inleiding\nEerste alinea.\n\n##\nTweede alinea.\n\nSlot\nLaatste alinea.";
+        let mut d = ParsedDocument::plain(text.into());
+        for (level, s, e, title) in [(1, 0, 9, "Inleiding"), (2, 26, 28, ""), (1, 45, 49, "Slot")] {
+            let heading = Element::new(ElementKind::Heading { level }, s, e).with_title(title);
+            d.elements.push(heading);
+        }
+        let out = Headings::new(Arc::new(CharSizer), 100, 6, false)
+            .unwrap()
+            .chunk_parsed(&d)
+            .unwrap();
+        let texts: Vec<&str> = out.iter().map(|(s, _)| &text[s.start..s.end]).collect();
+        assert_eq!(
+            texts,
+            [
+                "Inleiding\nEerste alinea.\n\n##\nTweede alinea.",
+                "Slot\nLaatste alinea."
+            ]
+        );
+        assert_eq!(out[0].1.headings, ["Inleiding"]);
     }
 
     #[test]
@@ -430,8 +586,8 @@ mod tests {
         assert!(out
             .iter()
             .all(|(s, _)| text(s) != "Hoofdstuk 2. Vergunningen"));
-        // Small sibling articles are merged under their chapter.
-        let out = run(200, 6, false);
+        // Merging siblings: small sibling articles are merged under their chapter.
+        let out = run_with(200, 6, false, true);
         let merged = out
             .iter()
             .find(|(s, _)| text(s).contains("Artikel 1") && text(s).contains("Artikel 2"))

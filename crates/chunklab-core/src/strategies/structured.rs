@@ -196,6 +196,41 @@ impl<'a> Emitter<'a> {
         true
     }
 
+    /// Merge neighbouring chunks emitted from index `from` on that have the same heading path,
+    /// kind and prefix while together they fit for real (Docling's `merge_peers`). The merged
+    /// chunk spans from the first one's start to the last one's end.
+    pub fn merge_peers(&mut self, from: usize) {
+        let rest = self.out.split_off(from.min(self.out.len()));
+        for (span, meta) in rest {
+            if self.out.len() > from {
+                let (last, lm) = self.out.last().expect("not empty");
+                let peers = lm.headings == meta.headings
+                    && lm.kind == meta.kind
+                    && lm.prefix == meta.prefix;
+                if peers {
+                    let start = last.start;
+                    let prefix = lm.prefix.clone().map(|p| {
+                        let units = match self.prefix_units.get(&p) {
+                            Some(&u) => u,
+                            None => self.sizer.count(&p),
+                        };
+                        (p, units)
+                    });
+                    let pu = prefix.as_ref().map_or(0, |p| p.1);
+                    if self.fits(start, span.end, pu) {
+                        let real = self.real(start, span.end, prefix.as_ref());
+                        if real <= self.size {
+                            let (_, m) = self.out.pop().expect("not empty");
+                            self.push(start, span.end, real, prefix.as_ref(), &m);
+                            continue;
+                        }
+                    }
+                }
+            }
+            self.out.push((span, meta));
+        }
+    }
+
     /// Split `text[start..end]` with the recursive strategy into chunks that fit with the prefix.
     pub fn split(
         &mut self,
