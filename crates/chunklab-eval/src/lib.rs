@@ -20,21 +20,15 @@ pub mod metrics;
 pub mod report;
 pub mod run;
 pub mod scoring;
+pub mod shared_data;
 pub mod sweep;
 pub mod token_metrics;
 
 pub use error::{Error, Result};
 
-/// `../shared` next to the repository, or `$CHUNKLAB_SHARED` (test data).
+/// The shared data directory for unit tests ([`shared_data::root`]); a test fails when it is
+/// missing.
 #[cfg(test)]
 pub(crate) fn shared_dir() -> std::path::PathBuf {
-    if let Ok(p) = std::env::var("CHUNKLAB_SHARED") {
-        return p.into();
-    }
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    assert!(
-        p.is_dir(),
-        "cannot find the shared data directory; set CHUNKLAB_SHARED"
-    );
-    p
+    shared_data::root().unwrap_or_else(|e| panic!("{e}"))
 }

@@ -557,14 +557,8 @@ mod tests {
 
     #[test]
     fn golden_inputs_split_like_bpe_openai() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/golden/langchain/inputs"
-        );
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            eprintln!("skipping: {dir} not found");
-            return;
-        };
+        let dir = chunklab_test_support::shared_path("golden/langchain/inputs");
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         let mut files = 0;
         for entry in entries {
             let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();

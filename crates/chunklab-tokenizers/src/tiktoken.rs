@@ -216,14 +216,8 @@ mod tests {
 
     #[test]
     fn golden_inputs_are_exact() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/golden/langchain/inputs"
-        );
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            eprintln!("skipping: {dir} not found");
-            return;
-        };
+        let dir = chunklab_test_support::shared_path("golden/langchain/inputs");
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         for entry in entries {
             let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
             for (ours, reference) in both() {

@@ -3,9 +3,9 @@
 
 use chunklab_core::validate::check_all_strategies;
 use chunklab_core::Sizer;
+use chunklab_test_support::shared_path;
 use chunklab_tokenizers::Tiktoken;
 use proptest::prelude::*;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 fn piece() -> impl Strategy<Value = String> {
@@ -44,30 +44,9 @@ proptest! {
     }
 }
 
-/// `../shared` next to the repository (as CI lays it out) or `$CHUNKLAB_SHARED`.
-pub fn shared_dir() -> PathBuf {
-    if let Ok(p) = std::env::var("CHUNKLAB_SHARED") {
-        return PathBuf::from(p);
-    }
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        let cand = dir.join("shared");
-        if cand.join("golden").is_dir() {
-            return cand;
-        }
-        let cand = dir.join("../shared");
-        if cand.join("golden").is_dir() {
-            return cand;
-        }
-        if !dir.pop() {
-            panic!("cannot find the shared data directory (shared/golden); set CHUNKLAB_SHARED");
-        }
-    }
-}
-
 #[test]
 fn real_documents_keep_the_limit_in_tokens() {
-    let dir = shared_dir().join("golden/langchain/inputs");
+    let dir = shared_path("golden/langchain/inputs");
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).expect("golden inputs") {
         let path = entry.unwrap().path();

@@ -12,41 +12,24 @@
 //! only once in the document (where LangChain's answer is necessarily right), and only counts the
 //! other cases.
 //!
-//! The shared data directory is `$CHUNKLAB_SHARED` or the first `shared/` found beside the
-//! crate or one of its ancestors (in CI the repository is cloned with `shared/` next to it). The
-//! test fails when it cannot be found.
+//! The golden cases are found by `chunklab_test_support::shared_path`: under `$CHUNKLAB_SHARED`
+//! if set, else the repository's `data/`, else `../shared` beside the repository. The test fails
+//! when they cannot be found.
 
 use chunklab_core::strategies::{Fixed, KeepSeparator, Recursive};
 use chunklab_core::{CharSizer, Chunker, Sizer};
+use chunklab_test_support::shared_path;
 use chunklab_tokenizers::Tiktoken;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 fn golden_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CHUNKLAB_SHARED") {
-        let dir = PathBuf::from(dir).join("golden/langchain");
-        assert!(
-            dir.join("cases.jsonl").is_file(),
-            "CHUNKLAB_SHARED is set but {} has no cases.jsonl",
-            dir.display()
-        );
-        return dir;
-    }
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for dir in manifest.ancestors() {
-        let candidate = dir.join("shared/golden/langchain");
-        if candidate.join("cases.jsonl").is_file() {
-            return candidate;
-        }
-    }
-    panic!(
-        "LangChain golden data not found: set CHUNKLAB_SHARED to the shared data directory \
-         (the one holding golden/langchain/cases.jsonl), or put `shared/` beside the repository \
-         (searched upwards from {})",
-        manifest.display()
-    );
+    shared_path("golden/langchain/cases.jsonl")
+        .parent()
+        .expect("cases.jsonl is in a directory")
+        .to_path_buf()
 }
 
 fn usize_param(params: &Value, key: &str, default: usize) -> usize {
