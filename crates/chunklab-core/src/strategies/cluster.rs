@@ -13,15 +13,21 @@
 //! grows past the limit when every reward is negative: the best segmentation is searched over
 //! allowed chunks only.
 //!
+//! On a parsed document ([`Chunker::chunk_parsed`]) the pieces also end where its elements end,
+//! never inside a heading, a code block, an inline link or code span, and a heading is glued to
+//! the piece after it, so no chunk ends with a heading cut from its section.
+//!
 //! Only the similarities of pieces that can share a chunk are computed (a band of the matrix),
 //! and the mean of all pairs comes from the sum of the vectors: `Σ_{i<j} vᵢ·vⱼ = (|Σv|² − Σ|vᵢ|²) / 2`.
 
-use super::groups::{embed_all, BoundedEmitter};
+use super::groups::{embed_all, units_of, BoundedEmitter};
 use super::Recursive;
-use crate::chunk::Span;
-use crate::chunker::Chunker;
+use crate::chunk::{ChunkMeta, Span};
+use crate::chunker::{Chunker, Locator};
+use crate::document::ParsedDocument;
 use crate::error::{config_err, Error, Result};
-use crate::sizer::{Sizer, MAX_DOCUMENT_BYTES};
+use crate::sizer::{Measure, Sizer, MAX_DOCUMENT_BYTES};
+use crate::text::strip_span;
 use crate::text_embedder::{dot, TextEmbedder};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -188,13 +194,63 @@ impl Chunker for Cluster {
             return Err(Error::TooLarge(text.len()));
         }
         let measure = self.sizer.measure(text);
-        let pieces = self
+        let pieces: Vec<(usize, usize)> = self
             .recursive
-            .spans_in(text, &measure, (0, text.len()), self.piece_size)?;
+            .spans_in(text, &measure, (0, text.len()), self.piece_size)?
+            .into_iter()
+            .map(|p| (p.start, p.end))
+            .collect();
+        self.chunk_pieces(text, &measure, &pieces)
+    }
+
+    /// Pieces that respect the document's elements (see the module notes), then as
+    /// [`Chunker::spans`], with the page span and source lines of each chunk.
+    fn chunk_parsed(&self, doc: &ParsedDocument) -> Result<Vec<(Span, ChunkMeta)>> {
+        let text = doc.text.as_str();
+        if text.len() > MAX_DOCUMENT_BYTES {
+            return Err(Error::TooLarge(text.len()));
+        }
+        let measure = self.sizer.measure(text);
+        let cuts = self
+            .recursive
+            .spans_in(text, &measure, (0, text.len()), self.piece_size)?
+            .into_iter()
+            .flat_map(|p| [p.start, p.end]);
+        let mut pieces: Vec<(usize, usize)> = Vec::new();
+        let mut glued: Option<usize> = None;
+        for u in units_of(doc, cuts) {
+            let start = glued.take().unwrap_or(u.start);
+            if u.heading {
+                glued = Some(start);
+            } else {
+                pieces.push((start, u.end));
+            }
+        }
+        if let Some(start) = glued {
+            // Headings at the very end of the document: a piece of their own.
+            pieces.push(strip_span(text, start, text.len()));
+        }
+        let spans = self.chunk_pieces(text, &measure, &pieces)?;
+        let locator = Locator::new(doc);
+        Ok(spans
+            .into_iter()
+            .map(|s| (s, locator.meta(s.start, s.end)))
+            .collect())
+    }
+}
+
+impl Cluster {
+    /// The chunks of `text` grouped from `pieces` (stripped, in order).
+    fn chunk_pieces(
+        &self,
+        text: &str,
+        measure: &Measure,
+        pieces: &[(usize, usize)],
+    ) -> Result<Vec<Span>> {
         if pieces.is_empty() {
             return Ok(Vec::new());
         }
-        let texts: Vec<&str> = pieces.iter().map(|p| &text[p.start..p.end]).collect();
+        let texts: Vec<&str> = pieces.iter().map(|p| &text[p.0..p.1]).collect();
         let vectors = embed_all(self.embedder.as_ref(), &texts)?;
         // The last piece a chunk from each piece may reach, planned with the measure.
         let n = pieces.len();
@@ -204,7 +260,7 @@ impl Chunker for Cluster {
             b = b.max(a);
             while b + 1 < n
                 && b + 1 - a < MAX_PIECES_PER_CHUNK
-                && measure.units_between(text, pieces[a].start, pieces[b + 1].end) <= self.size
+                && measure.units_between(text, pieces[a].0, pieces[b + 1].1) <= self.size
             {
                 b += 1;
             }
@@ -212,14 +268,14 @@ impl Chunker for Cluster {
         }
         let emitter = BoundedEmitter {
             text,
-            measure: &measure,
+            measure,
             sizer: self.sizer.as_ref(),
             recursive: &self.recursive,
             size: self.size,
         };
         let mut out = Vec::new();
         for (a, b) in self.segment(&vectors, &last_fit) {
-            emitter.emit(pieces[a].start, pieces[b].end, &mut out)?;
+            emitter.emit(pieces[a].0, pieces[b].1, &mut out)?;
         }
         Ok(out)
     }

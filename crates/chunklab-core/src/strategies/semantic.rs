@@ -10,12 +10,18 @@
 //! gradient). Groups smaller than `min_size` are then merged into the neighbour they are most
 //! similar to while the limit holds, and a group over the limit is cut with the native
 //! `recursive` strategy inside its span. The size limit is a hard guarantee: every chunk's real
-//! size is counted.
+//! size is counted. A chunk still under `min_size` (but the document's last) then takes its
+//! neighbour, or units from it, where the limit allows.
+//!
+//! On a parsed document ([`Chunker::chunk_parsed`]) the sentences respect its elements: a
+//! heading is a unit of its own, never split and never the end of a chunk (it goes with its
+//! section); units end where elements end; inline links and code spans are never cut.
 
-use super::groups::{embed_all, BoundedEmitter};
+use super::groups::{embed_all, may_end, units_of, BoundedEmitter, Unit};
 use super::Recursive;
-use crate::chunk::Span;
-use crate::chunker::Chunker;
+use crate::chunk::{ChunkMeta, Span};
+use crate::chunker::{Chunker, Locator};
+use crate::document::ParsedDocument;
 use crate::error::{config_err, Error, Result};
 use crate::lang::Lang;
 use crate::segment::sentences;
@@ -206,14 +212,17 @@ impl Semantic {
     }
 
     /// Groups of sentences (first, last) after the breakpoints and the minimum-size merging.
+    /// No group ends at a heading unit.
     fn groups(
         &self,
         text: &str,
         measure: &Measure,
-        sents: &[(usize, usize)],
+        units: &[Unit],
         distances: &[f64],
     ) -> Vec<(usize, usize)> {
-        let cuts = breakpoints(self.breakpoint, self.amount, distances);
+        let sents: Vec<(usize, usize)> = units.iter().map(|u| (u.start, u.end)).collect();
+        let mut cuts = breakpoints(self.breakpoint, self.amount, distances);
+        cuts.retain(|&c| may_end(units, c));
         let mut groups = Vec::with_capacity(cuts.len() + 1);
         let mut first = 0;
         for cut in cuts {
@@ -342,14 +351,46 @@ impl Chunker for Semantic {
             return Err(Error::TooLarge(text.len()));
         }
         let lang = self.lang.resolve(text);
-        let sents: Vec<(usize, usize)> = sentences(text, lang)
+        let units: Vec<Unit> = sentences(text, lang)
             .into_iter()
             .map(|(s, e)| strip_span(text, s, e))
             .filter(|(s, e)| s < e)
+            .map(|(start, end)| Unit {
+                start,
+                end,
+                heading: false,
+            })
             .collect();
-        if sents.is_empty() {
+        self.chunk_units(text, &units, false)
+    }
+
+    /// Sentences that respect the document's elements (see the module notes), then as
+    /// [`Chunker::spans`], with the page span and source lines of each chunk.
+    fn chunk_parsed(&self, doc: &ParsedDocument) -> Result<Vec<(Span, ChunkMeta)>> {
+        let text = doc.text.as_str();
+        if text.len() > MAX_DOCUMENT_BYTES {
+            return Err(Error::TooLarge(text.len()));
+        }
+        let lang = self.lang.resolve(text);
+        let units = units_of(doc, sentences(text, lang).into_iter().map(|s| s.1));
+        let spans = self.chunk_units(text, &units, true)?;
+        let locator = Locator::new(doc);
+        Ok(spans
+            .into_iter()
+            .map(|s| (s, locator.meta(s.start, s.end)))
+            .collect())
+    }
+}
+
+impl Semantic {
+    /// The chunks of `text` from its sentence units; a group over the limit is cut at unit ends
+    /// when `structured` (a parsed document's units), else by `recursive` (plain text, as
+    /// LangChain's splitters would).
+    fn chunk_units(&self, text: &str, units: &[Unit], structured: bool) -> Result<Vec<Span>> {
+        if units.is_empty() {
             return Ok(Vec::new());
         }
+        let sents: Vec<(usize, usize)> = units.iter().map(|u| (u.start, u.end)).collect();
         let measure = self.sizer.measure(text);
         let distances = self.distances(text, &sents)?;
         let emitter = BoundedEmitter {
@@ -360,10 +401,141 @@ impl Chunker for Semantic {
             size: self.size,
         };
         let mut out = Vec::new();
-        for (a, b) in self.groups(text, &measure, &sents, &distances) {
-            emitter.emit(sents[a].0, sents[b].1, &mut out)?;
+        for (a, b) in self.groups(text, &measure, units, &distances) {
+            if structured {
+                self.emit_group(&emitter, units, a, b, &mut out)?;
+            } else {
+                emitter.emit(sents[a].0, sents[b].1, &mut out)?;
+            }
         }
-        Ok(out)
+        Ok(self.hold_min(text, &measure, units, out))
+    }
+
+    /// Emit units `a..=b`: whole when they fit, else packed greedily into chunks that end where
+    /// a chunk may end (not after a heading); a unit too big on its own is cut by `recursive`.
+    fn emit_group(
+        &self,
+        em: &BoundedEmitter,
+        units: &[Unit],
+        a: usize,
+        b: usize,
+        out: &mut Vec<Span>,
+    ) -> Result<()> {
+        let count = |s: usize, e: usize| self.sizer.count_span(em.text, em.measure, s, e);
+        let mut first = a;
+        while first <= b {
+            let start = units[first].start;
+            let whole = count(start, units[b].end);
+            if whole <= self.size {
+                out.push(Span::new(start, units[b].end, whole));
+                return Ok(());
+            }
+            // The last unit end that fits and may end a chunk.
+            let mut end_at = None;
+            for k in first..b {
+                let tokens = count(start, units[k].end);
+                if tokens > self.size {
+                    break;
+                }
+                if may_end(units, k) {
+                    end_at = Some((k, tokens));
+                }
+            }
+            match end_at {
+                Some((k, tokens)) => {
+                    out.push(Span::new(start, units[k].end, tokens));
+                    first = k + 1;
+                }
+                None => {
+                    // No unit end fits: the first unit (with a heading, what follows it) is cut.
+                    let mut k = first;
+                    while k < b && !may_end(units, k) {
+                        k += 1;
+                    }
+                    em.emit(start, units[k].end, out)?;
+                    first = k + 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every chunk but the document's last of at least `min_size` units where the limit allows:
+    /// one under it is merged with its next (else its previous) neighbour when together they
+    /// fit; otherwise the pair is cut again at the first unit end (not after a heading) that
+    /// gives the small one at least `min_size` and leaves the rest within the limit.
+    fn hold_min(
+        &self,
+        text: &str,
+        measure: &Measure,
+        units: &[Unit],
+        mut v: Vec<Span>,
+    ) -> Vec<Span> {
+        if self.min_size == 0 {
+            return v;
+        }
+        let count = |s: usize, e: usize| self.sizer.count_span(text, measure, s, e);
+        let joined = |s: usize, e: usize| {
+            let tokens = count(s, e);
+            (tokens <= self.size).then(|| Span::new(s, e, tokens))
+        };
+        let mut i = 0;
+        while i < v.len() {
+            if v[i].tokens >= self.min_size {
+                i += 1;
+                continue;
+            }
+            if i + 1 == v.len() {
+                // The document's last piece may stay small; it joins its neighbour if it can.
+                if i > 0 {
+                    if let Some(sp) = joined(v[i - 1].start, v[i].end) {
+                        v[i - 1] = sp;
+                        v.pop();
+                    }
+                }
+                break;
+            }
+            if let Some(sp) = joined(v[i].start, v[i + 1].end) {
+                v[i] = sp;
+                v.remove(i + 1);
+                continue;
+            }
+            if i > 0 {
+                if let Some(sp) = joined(v[i - 1].start, v[i].end) {
+                    v[i - 1] = sp;
+                    v.remove(i);
+                    continue;
+                }
+            }
+            let (s, e) = (v[i].start, v[i + 1].end);
+            let from = units.partition_point(|u| u.end <= v[i].end);
+            let mut recut = None;
+            for k in from..units.len() {
+                let u = units[k];
+                if u.end >= e || k + 1 >= units.len() {
+                    break;
+                }
+                if !may_end(units, k) {
+                    continue;
+                }
+                let first = count(s, u.end);
+                if first > self.size {
+                    break;
+                }
+                let next = units[k + 1].start;
+                let second = count(next, e);
+                if first >= self.min_size && second <= self.size {
+                    recut = Some((Span::new(s, u.end, first), Span::new(next, e, second)));
+                    break;
+                }
+            }
+            if let Some((a, b)) = recut {
+                v[i] = a;
+                v[i + 1] = b;
+            }
+            i += 1;
+        }
+        v
     }
 }
 
