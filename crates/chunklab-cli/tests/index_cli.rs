@@ -662,3 +662,79 @@ fn a_second_writer_is_refused_and_readers_are_not_blocked() {
     let out = index(&corpus, &idx, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+/// Issue 19 item 1: `--k 18446744073709551615` panicked ("capacity overflow", exit 101) and
+/// `--k 4294967296` aborted on a 64 GiB allocation; any k now gives every match.
+#[test]
+fn search_with_a_huge_k_returns_every_match() {
+    use chunklab_index::{IndexWriter, NewChunk, NewDocument, Settings};
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("text-only.idx");
+    let settings = Settings {
+        chunker: "paragraph size=200 unit=chars".into(),
+        reading: String::new(),
+        unit: "chars".into(),
+        tokenizer: None,
+        model: "none".into(),
+        dim: 0,
+        model_max_tokens: 0,
+        lang: "en".into(),
+    };
+    // A text-only index (no model needed for BM25), written by the library.
+    let mut w = IndexWriter::open(&idx, settings, false).unwrap();
+    for (id, text) in [
+        ("a.txt", "wind turbines at sea\n\nmore wind on land"),
+        ("b.txt", "parking permits\n\nwind and parking"),
+    ] {
+        let (first, second) = text.split_once("\n\n").unwrap();
+        let s = first.len() + 2;
+        w.add_document(NewDocument {
+            doc_id: id.into(),
+            source: id.into(),
+            hash: id.into(),
+            text: text.into(),
+            acl: vec![],
+            fields: Default::default(),
+            chunks: vec![
+                NewChunk::new(
+                    &format!("{id}#0"),
+                    0,
+                    first.len(),
+                    0,
+                    first.len(),
+                    0,
+                    vec![],
+                ),
+                NewChunk::new(
+                    &format!("{id}#1"),
+                    s,
+                    s + second.len(),
+                    s,
+                    s + second.len(),
+                    1,
+                    vec![],
+                ),
+            ],
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+    let idx = idx.to_str().unwrap();
+    for k in ["18446744073709551615", "4294967296"] {
+        for (extra, want) in [
+            (&[][..], 3),
+            (&["--docs"][..], 2),
+            (&["--merge"][..], 2),
+            (&["--rerank-top", k][..], 3),
+        ] {
+            let mut args = vec![
+                "search", "wind", "--index", idx, "--mode", "bm25", "--json", "--k", k,
+            ];
+            args.extend_from_slice(extra);
+            let out = run(&args);
+            assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["results"].as_array().unwrap().len(), want, "{args:?}");
+        }
+    }
+}

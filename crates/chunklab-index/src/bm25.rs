@@ -232,7 +232,8 @@ impl Bm25 {
         Ok(())
     }
 
-    /// The `limit` best chunks for `query` by BM25, as `(key, score)`, best first (ties by key).
+    /// The `limit` best chunks for `query` by BM25, as `(key, score)`, best first (ties by key);
+    /// any `limit` is safe (it is capped at the number of chunks).
     /// `filter`, when given, is applied inside the collector, so `limit` matching chunks come
     /// back whenever that many match.
     pub fn search(
@@ -254,11 +255,13 @@ impl Bm25 {
                 }
             }
         }
+        let searcher = self.reader.searcher();
+        // tantivy preallocates `limit` slots: never ask for more than there are chunks.
+        let limit = usize::try_from(searcher.num_docs()).map_or(limit, |n| limit.min(n));
         if clauses.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
         let q = BooleanQuery::new(clauses);
-        let searcher = self.reader.searcher();
         let top = TopDocs::with_limit(limit);
         let hits = match filter {
             Some(f) => {

@@ -120,7 +120,7 @@ pub struct Query<'a> {
     pub vector: Option<&'a [f32]>,
     /// Retrievers to use.
     pub mode: Mode,
-    /// Results wanted.
+    /// Results wanted (any number: more than the index holds gives every match).
     pub k: usize,
     /// Metadata filter, applied inside both searches.
     pub filter: Option<Arc<Filter>>,
@@ -135,7 +135,7 @@ pub struct Query<'a> {
     pub depth: Option<usize>,
     /// Reranker over the top [`Query::rerank_top`] fused candidates.
     pub rerank: Option<&'a dyn Rerank>,
-    /// How many candidates the reranker scores (raised to `k`).
+    /// How many candidates the reranker scores (raised to `k`, capped at the index size).
     pub rerank_top: usize,
     /// Exact vector search instead of HNSW.
     pub exact: bool,
@@ -438,19 +438,30 @@ impl Index {
             }
             (_, Some(v)) => Some(v),
         };
-        if q.k == 0 {
+        // Every count a caller gives (k, rerank_top, depth) is clamped to the collection size:
+        // no retriever can return more, and nothing may allocate from an unchecked number.
+        let n = self.store.len();
+        let k = q.k.min(n);
+        if k == 0 {
             return Ok(Vec::new());
         }
-        let rerank_top = q.rerank.map_or(0, |_| q.rerank_top.max(q.k));
-        let depth = q.depth.unwrap_or_else(|| {
-            let base = q.k.max(rerank_top);
-            let base = if q.shaping() { base * 5 } else { base };
-            if q.mode == Mode::Hybrid {
-                base.max(50)
-            } else {
-                base
-            }
-        });
+        let rerank_top = q.rerank.map_or(0, |_| q.rerank_top.max(k).min(n));
+        let depth = q
+            .depth
+            .unwrap_or_else(|| {
+                let base = k.max(rerank_top);
+                let base = if q.shaping() {
+                    base.saturating_mul(5)
+                } else {
+                    base
+                };
+                if q.mode == Mode::Hybrid {
+                    base.max(50)
+                } else {
+                    base
+                }
+            })
+            .min(n);
         let filter = self.key_filter(q);
         let bm25 = match q.mode {
             Mode::Dense => Vec::new(),
@@ -526,7 +537,7 @@ impl Index {
         if q.docs {
             hits = shape::best_per_document(hits);
         }
-        hits.truncate(q.k);
+        hits.truncate(k);
         Ok(hits)
     }
 }

@@ -312,7 +312,8 @@ impl VectorIndex {
     ) -> Result<Vec<(u64, f32)>> {
         self.check_vector(|| "query".to_string(), query)?;
         let n = self.store.len();
-        if k == 0 || n == 0 {
+        let k = k.min(n);
+        if k == 0 {
             return Ok(Vec::new());
         }
         if n <= EXACT_SCAN_MAX || self.engine.is_none() {
@@ -337,7 +338,8 @@ impl VectorIndex {
         filter: Option<&dyn Fn(u64) -> bool>,
     ) -> Result<Vec<(u64, f32)>> {
         self.check_vector(|| "query".to_string(), query)?;
-        if k == 0 || self.store.len() == 0 {
+        let k = k.min(self.store.len());
+        if k == 0 {
             return Ok(Vec::new());
         }
         self.graph_search(query, k, filter)
@@ -352,7 +354,7 @@ impl VectorIndex {
         filter: Option<&dyn Fn(u64) -> bool>,
     ) -> Result<Vec<(u64, f32)>> {
         self.check_vector(|| "query".to_string(), query)?;
-        Ok(self.store.top_k(query, k, filter))
+        Ok(self.store.top_k(query, k.min(self.store.len()), filter))
     }
 
     /// Fraction of an evenly spaced sample of keys that `filter` accepts.
