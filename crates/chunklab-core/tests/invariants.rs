@@ -3,42 +3,9 @@
 
 use chunklab_core::validate::check_all_strategies;
 use chunklab_core::{CharSizer, Sizer, WordSizer};
+use chunklab_test_support::gen::text;
 use proptest::prelude::*;
 use std::sync::Arc;
-
-/// Pieces that stress chunkers: multi-byte Dutch, emoji, CJK, CRLF, whitespace runs, sentence and
-/// paragraph punctuation, abbreviations, a very long word.
-fn piece() -> impl Strategy<Value = String> {
-    prop_oneof![
-        4 => "[a-z]{1,12}".prop_map(|s| s),
-        2 => Just(" ".to_string()),
-        1 => Just("  ".to_string()),
-        1 => Just("\n".to_string()),
-        1 => Just("\n\n".to_string()),
-        1 => Just("\r\n".to_string()),
-        1 => Just("\t".to_string()),
-        1 => Just(". ".to_string()),
-        1 => Just("? ".to_string()),
-        1 => Just("dhr. ".to_string()),
-        1 => Just("art. 3.1 ".to_string()),
-        1 => Just("Überprüfung ".to_string()),
-        1 => Just("ĳsbeer één".to_string()),
-        1 => Just("😀".to_string()),
-        1 => Just("👩‍👩‍👧".to_string()),
-        1 => Just("中文字符。".to_string()),
-        1 => Just("1.400,50".to_string()),
-        1 => Just("Artikel 4".to_string()),
-        1 => "[A-Z][a-z]{0,8}".prop_map(|s| s),
-    ]
-}
-
-fn text() -> impl Strategy<Value = String> {
-    prop_oneof![
-        8 => prop::collection::vec(piece(), 0..120).prop_map(|v| v.concat()),
-        1 => (0usize..3000).prop_map(|n| "x".repeat(n)),
-        1 => any::<String>(),
-    ]
-}
 
 fn run(text: &str, sizer: Arc<dyn Sizer>, size: usize) {
     if let Err(e) = check_all_strategies(text, sizer, size) {

@@ -5,25 +5,9 @@ use chunklab_parse::docx::DocxParser;
 use chunklab_parse::html::HtmlParser;
 use chunklab_parse::odt::OdtParser;
 use chunklab_parse::{ElementKind, Limits, ParseError, ParsedDocument, Parser};
+use chunklab_test_support::shared_dir;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-fn shared_dir() -> PathBuf {
-    if let Ok(p) = std::env::var("CHUNKLAB_SHARED") {
-        return PathBuf::from(p);
-    }
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        for cand in [dir.join("shared"), dir.join("../shared")] {
-            if cand.join("datasets/documents").is_dir() {
-                return cand;
-            }
-        }
-        if !dir.pop() {
-            panic!("cannot find the shared data directory; set CHUNKLAB_SHARED");
-        }
-    }
-}
 
 fn document(rel: &str) -> (PathBuf, Vec<u8>) {
     let path = shared_dir().join("datasets/documents").join(rel);

@@ -4,26 +4,9 @@
 
 use chunklab_parse::pdf::PdfParser;
 use chunklab_parse::{ElementKind, Limits, ParseError, ParsedDocument, Parser};
+use chunklab_test_support::shared_dir;
 use lopdf::content::{Content, Operation};
 use lopdf::{dictionary, Document, Object, Stream};
-use std::path::PathBuf;
-
-fn shared_dir() -> PathBuf {
-    if let Ok(p) = std::env::var("CHUNKLAB_SHARED") {
-        return PathBuf::from(p);
-    }
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        for cand in [dir.join("shared"), dir.join("../shared")] {
-            if cand.join("datasets/documents").is_dir() {
-                return cand;
-            }
-        }
-        if !dir.pop() {
-            panic!("cannot find the shared data directory; set CHUNKLAB_SHARED");
-        }
-    }
-}
 
 fn real(name: &str) -> Vec<u8> {
     std::fs::read(shared_dir().join("datasets/documents/pdf").join(name)).unwrap()

@@ -8,25 +8,9 @@ use chunklab_core::validate::check_all_parsed;
 use chunklab_core::{CharSizer, ChunkMeta, Span, WordSizer};
 use chunklab_parse::detect::parser_for;
 use chunklab_parse::{ElementKind, Limits, ParsedDocument};
+use chunklab_test_support::shared_dir;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-fn shared_dir() -> PathBuf {
-    if let Ok(p) = std::env::var("CHUNKLAB_SHARED") {
-        return PathBuf::from(p);
-    }
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        for cand in [dir.join("shared"), dir.join("../shared")] {
-            if cand.join("datasets/documents").is_dir() {
-                return cand;
-            }
-        }
-        if !dir.pop() {
-            panic!("cannot find the shared data directory; set CHUNKLAB_SHARED");
-        }
-    }
-}
 
 fn documents() -> PathBuf {
     shared_dir().join("datasets/documents")
