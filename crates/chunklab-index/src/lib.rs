@@ -29,6 +29,10 @@
 //! removed by the next writer; a BM25 index or vector snapshot that does not match the store is
 //! rebuilt from the store (in memory by readers, on disk by the next writer).
 //!
+//! **Integrity.** Every store file is checksummed (BLAKE3, in the manifest), and so is every
+//! document text and chunk vector (in its record): damage is found on open and on every read,
+//! and errors name the file and the documents affected ([`Damage`]).
+//!
 //! ```
 //! use chunklab_index::{Index, IndexWriter, Mode, NewChunk, NewDocument, Query, Settings};
 //! let dir = tempfile::tempdir()?;
@@ -71,6 +75,7 @@ mod writer;
 pub use error::{Error, Result};
 pub use filter::Filter;
 pub use manifest::{Manifest, Settings};
+pub use store::Damage;
 pub use writer::{IndexWriter, NewChunk, NewDocument, WriteStats};
 
 use bm25::{Bm25, KeyFilter};

@@ -79,8 +79,14 @@ pub struct SegmentInfo {
     pub records_hash: String,
     /// Byte length of the vectors file.
     pub vectors_len: u64,
+    /// BLAKE3 of the vectors file (hex); absent in segments written before checksums.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vectors_hash: Option<String>,
     /// Byte length of the document texts file.
     pub texts_len: u64,
+    /// BLAKE3 of the document texts file (hex); absent in segments written before checksums.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texts_hash: Option<String>,
 }
 
 /// The manifest of an index.

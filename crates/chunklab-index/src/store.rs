@@ -12,14 +12,26 @@
 //! * `<generation>.txt` — the documents' full texts, back to back (a [`DocRecord`] holds its
 //!   offset and length), so merged and parent spans are cut from the original text.
 //!
-//! Loading replays the segments the manifest lists, oldest first, after checking each file's
-//! length and the records' BLAKE3 against the manifest. Vectors and document texts are read from
-//! disk only when needed. A writer compacts the store into one segment when old segments hold
+//! **Checksums.** The manifest records each segment file's length and BLAKE3; each document
+//! record carries the BLAKE3 of its text (`text_hash`) and each chunk record the BLAKE3 of its
+//! `.vec` row (`vector_hash`). Loading replays the segments the manifest lists, oldest first,
+//! after checking every file against the manifest; a file that fails is pinned to the documents
+//! it affects by their own checksums ([`Damage`]). Vectors and document texts are read from disk
+//! only when needed, and checked against their record's checksum on every read. Indexes written
+//! before checksums (no hashes for `.vec` / `.txt`, no per-record hashes) are still read: their
+//! lengths are checked as before, and the next compaction or repair adds the checksums. A writer compacts the store into one segment when old segments hold
 //! more dead rows than live ones, or when there are many segments.
+
+mod integrity;
+mod records;
+mod replay;
+
+pub use integrity::Damage;
+pub use records::{ChunkRecord, DocRecord};
 
 use crate::error::{io, Error, Result};
 use crate::manifest::{sync_dir, SegmentInfo};
-use serde::{Deserialize, Serialize};
+use records::Line;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -30,109 +42,6 @@ pub const STORE_DIR: &str = "store";
 
 /// Compact when there are more segments than this.
 const MAX_SEGMENTS: usize = 32;
-
-/// One document of the index.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct DocRecord {
-    /// Document id (path relative to the indexed directory, or as given).
-    pub doc_id: String,
-    /// Where the document was read from.
-    pub source: String,
-    /// BLAKE3 of the file's bytes (hex): unchanged files are not re-chunked.
-    pub hash: String,
-    /// BM25 language the document was analyzed with (`en`, `nl`).
-    pub lang: String,
-    /// Access groups (`acl=GROUP` filters).
-    #[serde(default)]
-    pub acl: Vec<String>,
-    /// Extra metadata fields (`FIELD=VALUE` filters).
-    #[serde(default)]
-    pub fields: BTreeMap<String, String>,
-    /// Number of chunks.
-    pub chunks: usize,
-    /// Byte offset of the document's text in its segment's `.txt` file.
-    pub text_offset: u64,
-    /// Byte length of the document's text.
-    pub text_len: u64,
-}
-
-/// One chunk: a span of its document's text plus the chunker's metadata.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct ChunkRecord {
-    /// Vector key (unique in the index, never reused).
-    pub key: u64,
-    /// Stable chunk id (`chunk_id`: doc id, span, config, text).
-    pub id: String,
-    /// Document id.
-    pub doc_id: String,
-    /// Where the document was read from.
-    pub source: String,
-    /// `&document[start_byte..end_byte]`.
-    pub text: String,
-    /// Start byte offset in the document text.
-    pub start_byte: usize,
-    /// End byte offset (exclusive).
-    pub end_byte: usize,
-    /// Start offset in Unicode scalar values.
-    pub start_char: usize,
-    /// End offset in Unicode scalar values (exclusive).
-    pub end_char: usize,
-    /// Position in the document's chunk list.
-    pub index: usize,
-    /// Size in the chunker's unit.
-    pub tokens: usize,
-    /// Heading path.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub headings: Vec<String>,
-    /// 1-based page where the chunk starts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page: Option<u32>,
-    /// Element kind (paragraph, table, code ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// Programming language of code chunks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub language: Option<String>,
-    /// Symbol path of code chunks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub symbol: Option<String>,
-    /// Depth in a chunk hierarchy (0 = top).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub level: Option<u32>,
-    /// Id of the parent chunk in a hierarchy.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_id: Option<String>,
-    /// Text embedded before the chunk text (heading path, table header).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prefix: Option<String>,
-    /// Contextual-retrieval context (`--context header|llm`): embedded and indexed for BM25
-    /// before the chunk, never part of its span.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context: Option<String>,
-}
-
-impl ChunkRecord {
-    /// The text that was embedded: `context + "\n\n" + prefix + text`, like
-    /// [`chunklab_core::ChunkMeta::embed_text`].
-    pub fn embed_text(&self) -> String {
-        let body = match &self.prefix {
-            Some(p) => format!("{p}{}", self.text),
-            None => self.text.clone(),
-        };
-        match &self.context {
-            Some(c) if !c.is_empty() => format!("{c}\n\n{body}"),
-            _ => body,
-        }
-    }
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-enum Line {
-    Remove { doc_id: String },
-    Doc(DocRecord),
-    Chunk(ChunkRecord),
-}
 
 /// A live document and where it lives.
 #[derive(Clone, Debug)]
@@ -201,97 +110,55 @@ impl Store {
         }
     }
 
-    /// Load the segments `segments` of the store in `index_dir`, checking every file against
-    /// the manifest.
+    /// Load the segments `segments` of the store in `index_dir`, checking every file's length
+    /// and BLAKE3 against the manifest. Damage is an [`Error::Corrupt`] naming the file and the
+    /// documents it affects ([`Store::load_lenient`] loads around it).
     pub fn load(index_dir: &Path, dim: usize, segments: &[SegmentInfo]) -> Result<Store> {
+        let (store, damage) = Store::load_lenient(index_dir, dim, segments)?;
+        match damage.first() {
+            None => Ok(store),
+            Some(first) => Err(Error::Corrupt {
+                path: first.path.clone(),
+                reason: damage
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+                    + "; `chunklab index` drops the damaged documents and indexes them again",
+            }),
+        }
+    }
+
+    /// Load like [`Store::load`], but leave out every document whose records, text or vectors
+    /// are damaged, and report the damage. A damaged records file drops every document it
+    /// mentions; a damaged `.txt` or `.vec` file drops the live documents whose own checksums
+    /// fail (all of the segment's live documents when it predates per-record checksums).
+    pub fn load_lenient(
+        index_dir: &Path,
+        dim: usize,
+        segments: &[SegmentInfo],
+    ) -> Result<(Store, Vec<Damage>)> {
         let mut store = Store::empty(index_dir, dim);
+        let mut damage = Vec::new();
+        let mut suspects = Vec::new();
         for seg in segments {
-            store.replay(seg)?;
+            store.replay(seg, &mut damage, &mut suspects);
         }
         store.segments = segments.to_vec();
         store.pending_generation = segments.last().map_or(1, |s| s.generation + 1);
-        Ok(store)
-    }
-
-    fn replay(&mut self, seg: &SegmentInfo) -> Result<()> {
-        let path = self.dir.join(file_name(seg.generation, "jsonl"));
-        let bytes = std::fs::read(&path).map_err(io(&path))?;
-        let corrupt = |reason: String| Error::Corrupt {
-            path: path.clone(),
-            reason,
-        };
-        if bytes.len() as u64 != seg.records_len {
-            return Err(corrupt(format!(
-                "{} bytes, the manifest says {}",
-                bytes.len(),
-                seg.records_len
-            )));
-        }
-        if blake3::hash(&bytes).to_hex().as_str() != seg.records_hash {
-            return Err(corrupt("checksum does not match the manifest".into()));
-        }
-        for (ext, want) in [("vec", seg.vectors_len), ("txt", seg.texts_len)] {
-            let p = self.dir.join(file_name(seg.generation, ext));
-            let len = std::fs::metadata(&p).map_err(io(&p))?.len();
-            if len != want {
-                return Err(Error::Corrupt {
-                    path: p,
-                    reason: format!("{len} bytes, the manifest says {want}"),
-                });
+        for (generation, ext, reason) in suspects {
+            let path = store.dir.join(file_name(generation, ext));
+            let documents = store.damaged_documents(generation, ext);
+            for d in &documents {
+                store.forget(d);
             }
+            damage.push(Damage {
+                path,
+                reason,
+                documents,
+            });
         }
-        let mut row = 0u64;
-        for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
-            if line.is_empty() {
-                continue;
-            }
-            let op: Line = serde_json::from_slice(line)
-                .map_err(|e| corrupt(format!("line {}: {e}", n + 1)))?;
-            match op {
-                Line::Remove { doc_id } => {
-                    self.forget(&doc_id);
-                }
-                Line::Doc(record) => {
-                    self.forget(&record.doc_id);
-                    self.docs.insert(
-                        record.doc_id.clone(),
-                        DocEntry {
-                            record,
-                            segment: seg.generation,
-                            keys: Vec::new(),
-                        },
-                    );
-                }
-                Line::Chunk(record) => {
-                    let doc = self.docs.get_mut(&record.doc_id).ok_or_else(|| {
-                        corrupt(format!(
-                            "line {}: chunk of document `{}` before its document",
-                            n + 1,
-                            record.doc_id
-                        ))
-                    })?;
-                    doc.keys.push(record.key);
-                    self.by_id.insert(record.id.clone(), record.key);
-                    self.chunks.insert(
-                        record.key,
-                        ChunkEntry {
-                            record,
-                            segment: seg.generation,
-                            row,
-                        },
-                    );
-                    row += 1;
-                }
-            }
-        }
-        if row * row_bytes(self.dim) != seg.vectors_len {
-            return Err(corrupt(format!(
-                "{row} chunks but the vectors file holds {} bytes",
-                seg.vectors_len
-            )));
-        }
-        self.rows += row;
-        Ok(())
+        Ok((store, damage))
     }
 
     /// Drop a document from memory; returns its chunk keys.
@@ -376,6 +243,16 @@ impl Store {
             .map_err(io(&path))?;
         let mut buf = vec![0u8; entry.record.text_len as usize];
         f.read_exact(&mut buf).map_err(io(&path))?;
+        if let Some(want) = &entry.record.text_hash {
+            if integrity::hash(&buf) != *want {
+                return Err(Error::Corrupt {
+                    path,
+                    reason: format!(
+                        "the text of document `{doc_id}` does not match its checksum; `chunklab index` drops it and indexes it again"
+                    ),
+                });
+            }
+        }
         String::from_utf8(buf).map_err(|_| Error::Corrupt {
             path,
             reason: format!("text of `{doc_id}` is not UTF-8"),
@@ -413,6 +290,22 @@ impl Store {
                     None => buf.copy_from_slice(
                         &self.pending.vectors[(row * rb) as usize..][..rb as usize],
                     ),
+                }
+                if !from_pending {
+                    let c = &self.chunks[&keys[i]];
+                    if c.record
+                        .vector_hash
+                        .as_ref()
+                        .is_some_and(|h| integrity::hash(&buf) != *h)
+                    {
+                        return Err(Error::Corrupt {
+                            path: path.clone(),
+                            reason: format!(
+                                "the vector of chunk `{}` of document `{}` (row {row}) does not match its checksum; `chunklab index` drops the document and indexes it again",
+                                c.record.id, c.record.doc_id
+                            ),
+                        });
+                    }
                 }
                 let key = u64::from_le_bytes(buf[..8].try_into().expect("8 bytes"));
                 if key != keys[i] {
@@ -460,16 +353,19 @@ impl Store {
         self.forget(&record.doc_id);
         record.text_offset = self.pending.texts.len() as u64;
         record.text_len = text.len() as u64;
+        record.text_hash = Some(integrity::hash(text.as_bytes()));
         record.chunks = chunks.len();
         self.pending.texts.extend_from_slice(text.as_bytes());
         self.push_line(&Line::Doc(record.clone()));
         let generation = self.pending_generation;
         let mut keys = Vec::with_capacity(chunks.len());
-        for (c, v) in chunks.into_iter().zip(vectors) {
+        for (mut c, v) in chunks.into_iter().zip(vectors) {
+            let start = self.pending.vectors.len();
             self.pending.vectors.extend_from_slice(&c.key.to_le_bytes());
             for x in v {
                 self.pending.vectors.extend_from_slice(&x.to_le_bytes());
             }
+            c.vector_hash = Some(integrity::hash(&self.pending.vectors[start..]));
             let line = Line::Chunk(c);
             self.push_line(&line);
             let Line::Chunk(c) = line else { unreachable!() };
@@ -513,9 +409,11 @@ impl Store {
         let info = SegmentInfo {
             generation,
             records_len: p.records.len() as u64,
-            records_hash: blake3::hash(&p.records).to_hex().to_string(),
+            records_hash: integrity::hash(&p.records),
             vectors_len: p.vectors.len() as u64,
+            vectors_hash: Some(integrity::hash(&p.vectors)),
             texts_len: p.texts.len() as u64,
+            texts_hash: Some(integrity::hash(&p.texts)),
         };
         for (ext, bytes) in [
             ("vec", &p.vectors),

@@ -333,6 +333,7 @@ impl IndexWriter {
                     parent_id: c.meta.parent_id.clone(),
                     prefix: c.meta.prefix.clone(),
                     context: c.meta.context.clone(),
+                    vector_hash: None,
                 }
             })
             .collect();
@@ -363,6 +364,7 @@ impl IndexWriter {
             chunks: records.len(),
             text_offset: 0,
             text_len: 0,
+            text_hash: None,
         };
         self.stats.chunks_added += records.len();
         self.stats.documents_added += 1;
