@@ -14,6 +14,7 @@
 use crate::error::{Error, Result};
 use crate::store::ChunkRecord;
 use std::ops::Range;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tantivy::collector::{FilterCollector, TopDocs};
@@ -242,6 +243,31 @@ impl Bm25 {
         limit: usize,
         filter: Option<KeyFilter>,
     ) -> Result<Vec<(u64, f32)>> {
+        // Damaged index files can make tantivy fail or even panic: both become an error that
+        // names the index and says how to repair it.
+        let damaged = |what: String| {
+            Error::Corrupt {
+            path: self.path.clone(),
+            reason: format!(
+                "the BM25 index cannot be searched ({what}); `chunklab index` rebuilds it from the store"
+            ),
+        }
+        };
+        match catch_unwind(AssertUnwindSafe(|| {
+            self.search_unguarded(query, limit, filter)
+        })) {
+            Ok(Err(Error::Bm25 { message, .. })) => Err(damaged(short(&message))),
+            Ok(result) => result,
+            Err(_) => Err(damaged("tantivy panicked".into())),
+        }
+    }
+
+    fn search_unguarded(
+        &self,
+        query: &str,
+        limit: usize,
+        filter: Option<KeyFilter>,
+    ) -> Result<Vec<(u64, f32)>> {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for (i, (lang, _, _)) in LANGS.iter().enumerate() {
@@ -297,4 +323,97 @@ impl Bm25 {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// At most 200 bytes of an engine message (tantivy quotes whole files in some errors).
+fn short(message: &str) -> String {
+    if message.len() <= 200 {
+        return message.to_string();
+    }
+    let mut end = 200;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{} …", &message[..end])
+}
+
+/// Problems of the BM25 index under `index_dir`, for a store at `generation` with `chunks`
+/// live chunks: it cannot be opened, a file of a live segment is missing or fails tantivy's
+/// checksum, its commit is of another generation, or it holds another number of chunks. Each
+/// problem names the file (or the BM25 directory). Empty when the index is sound. Never panics.
+pub fn verify(index_dir: &Path, generation: u64, chunks: usize) -> Vec<(PathBuf, String)> {
+    let dir = index_dir.join(BM25_DIR);
+    let found = catch_unwind(AssertUnwindSafe(|| {
+        verify_unguarded(&dir, generation, chunks)
+    }));
+    found.unwrap_or_else(|_| vec![(dir, "tantivy panicked while reading it".into())])
+}
+
+fn verify_unguarded(dir: &Path, generation: u64, chunks: usize) -> Vec<(PathBuf, String)> {
+    let problem = |what: String| vec![(dir.to_path_buf(), what)];
+    if !dir.is_dir() {
+        return problem("missing".into());
+    }
+    let index = match tantivy::Index::open_in_dir(dir) {
+        Ok(i) => i,
+        Err(e) => return problem(format!("cannot be opened: {}", short(&e.to_string()))),
+    };
+    let mut out = Vec::new();
+    let metas = match index.searchable_segment_metas() {
+        Ok(m) => m,
+        Err(e) => {
+            return problem(format!(
+                "unreadable segment list: {}",
+                short(&e.to_string())
+            ))
+        }
+    };
+    for meta in &metas {
+        for f in meta.list_files() {
+            // Every component is listed; a deletes file exists only once there are deletes.
+            let deletes = f.extension().is_some_and(|e| e == "del");
+            if !(deletes && !meta.has_deletes()) && !dir.join(&f).exists() {
+                out.push((dir.join(f), "missing".to_string()));
+            }
+        }
+    }
+    match index.validate_checksum() {
+        Ok(damaged) => {
+            let mut damaged: Vec<PathBuf> = damaged.into_iter().collect();
+            damaged.sort();
+            for f in damaged {
+                out.push((dir.join(f), "checksum does not match (damaged)".into()));
+            }
+        }
+        Err(e) => out.push((
+            dir.to_path_buf(),
+            format!("files cannot be checked: {}", short(&e.to_string())),
+        )),
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    match index.load_metas() {
+        Ok(m) => {
+            let got = m.payload.and_then(|p| p.parse::<u64>().ok());
+            if got != Some(generation) {
+                out.push((
+                    dir.join("meta.json"),
+                    format!(
+                        "committed for store generation {}, the manifest is at {generation}",
+                        got.map_or("(none)".to_string(), |g| g.to_string())
+                    ),
+                ));
+            }
+        }
+        Err(e) => out.push((dir.join("meta.json"), short(&e.to_string()))),
+    }
+    let docs: u64 = metas.iter().map(|m| u64::from(m.num_docs())).sum();
+    if out.is_empty() && docs != chunks as u64 {
+        out.push((
+            dir.to_path_buf(),
+            format!("holds {docs} chunks, the store {chunks}"),
+        ));
+    }
+    out
 }

@@ -19,7 +19,9 @@
 //! * [`fusion`] — reciprocal rank fusion;
 //! * [`filter`] — metadata filters applied inside both searches;
 //! * [`shape`] — small-to-big, auto-merging, merging adjacent chunks, one hit per document;
-//! * [`lock`] — the exclusive writer lock.
+//! * [`lock`] — the exclusive writer lock;
+//! * [`check()`] — verifying every file ([`CheckReport`]); [`repair`] / [`IndexWriter::open`]
+//!   repair what it finds.
 //!
 //! **Durability.** A writer applies whole documents to memory and makes them durable in
 //! [`IndexWriter::commit`]: store segment files are written and fsynced, tantivy commits with the
@@ -31,7 +33,10 @@
 //!
 //! **Integrity.** Every store file is checksummed (BLAKE3, in the manifest), and so is every
 //! document text and chunk vector (in its record): damage is found on open and on every read,
-//! and errors name the file and the documents affected ([`Damage`]).
+//! and errors name the file and the documents affected. [`check()`] verifies everything,
+//! BM25 (tantivy's checksums) and the vector snapshot included; [`IndexWriter::open`] repairs
+//! what it finds — BM25 and vectors rebuilt from the store without re-embedding, damaged
+//! documents dropped so that the next `chunklab index` indexes them again ([`Repaired`]).
 //!
 //! ```
 //! use chunklab_index::{Index, IndexWriter, Mode, NewChunk, NewDocument, Query, Settings};
@@ -61,6 +66,7 @@
 //! ```
 
 pub mod bm25;
+mod check;
 mod error;
 pub mod filter;
 pub mod fusion;
@@ -72,11 +78,12 @@ pub mod store;
 pub mod vectors;
 mod writer;
 
+pub use check::{check, CheckReport, Problem};
 pub use error::{Error, Result};
 pub use filter::Filter;
 pub use manifest::{Manifest, Settings};
 pub use store::Damage;
-pub use writer::{IndexWriter, NewChunk, NewDocument, WriteStats};
+pub use writer::{repair, IndexWriter, NewChunk, NewDocument, Repaired, WriteStats};
 
 use bm25::{Bm25, KeyFilter};
 use error::io;

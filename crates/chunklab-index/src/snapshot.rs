@@ -177,3 +177,63 @@ pub fn remove_all(index_dir: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+/// Problems of the vector snapshot for `store` at manifest generation `generation`: none, or
+/// one that cannot be loaded (its files are checksummed), or one that lags behind the store.
+/// Readers rebuild or catch up in memory and the next writer saves a sound snapshot; a
+/// text-only index has none to check. With `compare_keys` false (the store itself lost damaged
+/// documents) only the snapshot's own files are checked, not whether it matches the store.
+pub fn verify(
+    index_dir: &Path,
+    store: &Store,
+    generation: u64,
+    compare_keys: bool,
+) -> Vec<(PathBuf, String)> {
+    if store.dim() == 0 {
+        return Vec::new();
+    }
+    let Some((g, path)) = snapshots(index_dir)
+        .into_iter()
+        .find(|(g, _)| *g <= generation)
+    else {
+        return vec![(
+            index_dir.join(format!("{PREFIX}{generation:010}")),
+            "no vector snapshot (searches rebuild it from the store on every open)".into(),
+        )];
+    };
+    let keys = match read_keys(&path.join(KEYS)) {
+        Ok(k) => k,
+        Err(e) => return vec![(path.join(KEYS), e.to_string())],
+    };
+    let index = match VectorIndex::load(&path) {
+        Ok(i) => i,
+        Err(e) => return vec![(path, e.to_string())],
+    };
+    if index.dim() != store.dim() || index.len() != keys.len() {
+        return vec![(
+            path,
+            format!(
+                "holds {} vectors of {} dimensions, its key list {} keys, the index has {} dimensions",
+                index.len(),
+                index.dim(),
+                keys.len(),
+                store.dim()
+            ),
+        )];
+    }
+    if !compare_keys {
+        return Vec::new();
+    }
+    let had: HashSet<u64> = keys.iter().copied().collect();
+    let stale = keys.iter().filter(|k| store.chunk(**k).is_none()).count();
+    let missing = store.keys().iter().filter(|k| !had.contains(k)).count();
+    if stale > 0 || missing > 0 || g != generation {
+        return vec![(
+            path,
+            format!(
+                "snapshot of generation {g} lags behind the store (generation {generation}): {missing} vectors to add, {stale} to remove"
+            ),
+        )];
+    }
+    Vec::new()
+}

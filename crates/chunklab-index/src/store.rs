@@ -26,6 +26,7 @@ mod integrity;
 mod records;
 mod replay;
 
+pub(crate) use integrity::list as integrity_list;
 pub use integrity::Damage;
 pub use records::{ChunkRecord, DocRecord};
 

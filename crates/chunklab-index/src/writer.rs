@@ -1,10 +1,10 @@
 //! [`IndexWriter`]: adds, replaces and removes whole documents and commits them durably.
 
-use crate::bm25::{Bm25, BM25_DIR};
+use crate::bm25::{self, Bm25, BM25_DIR};
 use crate::error::{io, Error, Result};
 use crate::lock::{WriterLock, LOCK_FILE};
 use crate::manifest::{Manifest, Settings, MANIFEST_FILE};
-use crate::store::{ChunkRecord, DocRecord, Store, STORE_DIR};
+use crate::store::{ChunkRecord, Damage, DocRecord, Store, STORE_DIR};
 use crate::vectors::{HnswParams, VectorIndex};
 use crate::{fill_bm25, remove_dir, snapshot};
 use chunklab_core::{Chunk, ChunkMeta, Lang};
@@ -118,6 +118,46 @@ pub struct IndexWriter {
     /// The vector index differs from the newest snapshot.
     vectors_dirty: bool,
     stats: WriteStats,
+    repaired: Repaired,
+}
+
+/// What [`IndexWriter::open`] repaired in an existing index. Opening for writing repairs
+/// everything [`crate::check`] reports as repairable: a damaged, unreadable or lagging BM25
+/// index is rebuilt from the store, a damaged or missing vector snapshot is rebuilt from the
+/// store's vectors (nothing is re-embedded), and documents whose store records, text or vectors
+/// fail their checksums are dropped from the store, so that the caller indexes them again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Repaired {
+    /// Damage found in the store (each with the documents it affects).
+    pub damage: Vec<Damage>,
+    /// Documents dropped because their records, text or vectors were damaged: no longer in the
+    /// index, to be indexed again from their sources.
+    pub dropped_documents: Vec<String>,
+    /// What was wrong with BM25 (`path: problem`), if anything.
+    pub bm25_problems: Vec<String>,
+    /// BM25 was rebuilt from the store.
+    pub bm25_rebuilt: bool,
+    /// The vector index was rebuilt from the store's vectors (no usable snapshot).
+    pub vectors_rebuilt: bool,
+}
+
+impl Repaired {
+    /// `true` when something was repaired.
+    pub fn any(&self) -> bool {
+        !self.damage.is_empty() || self.bm25_rebuilt || self.vectors_rebuilt
+    }
+}
+
+/// Repair the index in `dir` (taking the writer lock): what [`IndexWriter::open`] does to an
+/// existing index, committed at once. Returns what was repaired; dropped documents are no
+/// longer in the index (index their sources again). An unreadable manifest is an error: only a
+/// rebuild helps.
+pub fn repair(dir: &Path) -> Result<Repaired> {
+    let manifest = Manifest::read(dir)?;
+    let writer = IndexWriter::open(dir, manifest.settings, false)?;
+    let repaired = writer.repaired().clone();
+    writer.finish()?;
+    Ok(repaired)
 }
 
 impl IndexWriter {
@@ -184,29 +224,7 @@ impl IndexWriter {
             None => None,
         };
         match existing {
-            Some(manifest) => {
-                let store = Store::load(dir, manifest.settings.dim, &manifest.segments)?;
-                store.remove_unlisted()?;
-                let mut bm25 = Bm25::open_writer(dir)?;
-                if bm25.generation()? != Some(manifest.generation) {
-                    bm25.clear()?;
-                    fill_bm25(&bm25, &store)?;
-                    bm25.commit(manifest.generation)?;
-                }
-                let (vectors, loaded) = snapshot::load(dir, &store, manifest.generation)?;
-                let vectors_dirty =
-                    loaded.changed() || loaded.snapshot != Some(manifest.generation);
-                Ok(IndexWriter {
-                    dir: dir.to_path_buf(),
-                    _lock: lock,
-                    manifest,
-                    store,
-                    bm25,
-                    vectors,
-                    vectors_dirty,
-                    stats: WriteStats::default(),
-                })
-            }
+            Some(manifest) => Self::open_existing(dir, lock, manifest),
             None => {
                 std::fs::remove_file(dir.join(MANIFEST_FILE))
                     .or_else(|e| match e.kind() {
@@ -231,9 +249,81 @@ impl IndexWriter {
                     vectors: VectorIndex::new(dim, HnswParams::default()),
                     vectors_dirty: true,
                     stats: WriteStats::default(),
+                    repaired: Repaired::default(),
                 })
             }
         }
+    }
+
+    /// Open an existing index, repairing what is damaged (see [`Repaired`]).
+    fn open_existing(dir: &Path, lock: WriterLock, mut manifest: Manifest) -> Result<IndexWriter> {
+        let (mut store, damage) =
+            Store::load_lenient(dir, manifest.settings.dim, &manifest.segments)?;
+        store.remove_unlisted()?;
+        let mut repaired = Repaired {
+            bm25_problems: bm25::verify(dir, manifest.generation, store.len())
+                .into_iter()
+                .map(|(path, what)| format!("{}: {what}", path.display()))
+                .collect(),
+            ..Repaired::default()
+        };
+        let mut bm25 = if repaired.bm25_problems.is_empty() {
+            Bm25::open_writer(dir)?
+        } else {
+            // Damaged, unreadable or behind the store: rebuilt from the store, from scratch.
+            repaired.bm25_rebuilt = true;
+            remove_dir(&dir.join(BM25_DIR))?;
+            let bm25 = Bm25::open_writer(dir)?;
+            fill_bm25(&bm25, &store)?;
+            bm25
+        };
+        let mut vectors_dirty = false;
+        if !damage.is_empty() {
+            // The damaged documents are already left out in memory: rewrite the store without
+            // them (every remaining text and vector is verified on the way), then BM25.
+            let mut dropped: Vec<String> =
+                damage.iter().flat_map(|d| d.documents.clone()).collect();
+            dropped.sort();
+            dropped.dedup();
+            repaired.dropped_documents = dropped;
+            repaired.damage = damage;
+            let generation = manifest.generation + 1;
+            let segments = store.compact(generation)?;
+            if !repaired.bm25_rebuilt {
+                bm25.clear()?;
+                fill_bm25(&bm25, &store)?;
+                repaired.bm25_rebuilt = true;
+            }
+            bm25.commit(generation)?;
+            manifest.generation = generation;
+            manifest.segments = segments;
+            manifest.documents = store.docs().len();
+            manifest.chunks = store.len();
+            manifest.write(dir)?;
+            store.remove_unlisted()?;
+            vectors_dirty = true;
+        } else if repaired.bm25_rebuilt {
+            bm25.commit(manifest.generation)?;
+        }
+        let (vectors, loaded) = snapshot::load(dir, &store, manifest.generation)?;
+        repaired.vectors_rebuilt = manifest.settings.dim > 0 && loaded.snapshot.is_none();
+        vectors_dirty |= loaded.changed() || loaded.snapshot != Some(manifest.generation);
+        Ok(IndexWriter {
+            dir: dir.to_path_buf(),
+            _lock: lock,
+            manifest,
+            store,
+            bm25,
+            vectors,
+            vectors_dirty,
+            stats: WriteStats::default(),
+            repaired,
+        })
+    }
+
+    /// What opening repaired (nothing, for a sound index).
+    pub fn repaired(&self) -> &Repaired {
+        &self.repaired
     }
 
     /// The index directory.

@@ -3,7 +3,9 @@
 //! (BM25 and vectors rebuilt from the store, damaged documents dropped), on real indexes whose
 //! files are damaged by hand.
 
-use chunklab_index::{Error, Index, IndexWriter, Mode, NewChunk, NewDocument, Query, Settings};
+use chunklab_index::{
+    check, repair, Error, Index, IndexWriter, Mode, NewChunk, NewDocument, Query, Settings,
+};
 use std::path::{Path, PathBuf};
 
 fn settings() -> Settings {
@@ -170,6 +172,160 @@ fn damage_after_open_is_found_on_read() {
 }
 
 #[test]
+fn check_passes_a_sound_index_and_lists_damage_per_file_and_document() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path());
+    let report = check(dir.path()).unwrap();
+    assert!(report.is_ok(), "{report}");
+    assert_eq!((report.documents, report.chunks), (2, 4));
+
+    replace_bytes(
+        &only(dir.path(), "store", ".txt"),
+        b"town hall",
+        b"EVIL HALL",
+    );
+    let pos = files(dir.path(), "bm25", ".idx");
+    assert!(!pos.is_empty());
+    flip(&pos[0], 0);
+    let report = check(dir.path()).unwrap();
+    assert!(!report.is_ok() && report.repairable(), "{report}");
+    assert_eq!(report.affected_documents(), ["b.txt"]);
+    let txt = report
+        .problems
+        .iter()
+        .find(|p| p.path.extension().is_some_and(|e| e == "txt"))
+        .expect("the .txt problem");
+    assert!(txt.what.contains("checksum"), "{report}");
+    assert!(
+        report.problems.iter().any(|p| p.path == pos[0]),
+        "the damaged BM25 file is named: {report}"
+    );
+    let shown = report.to_string();
+    assert!(
+        shown.contains("2 problems") && shown.contains("`b.txt`"),
+        "{shown}"
+    );
+
+    std::fs::write(dir.path().join("manifest.json"), b"{\"format\": 1, \"gen").unwrap();
+    let report = check(dir.path()).unwrap();
+    assert!(!report.repairable(), "{report}");
+    assert!(matches!(
+        check(&dir.path().join("nothing-here")),
+        Err(Error::Missing { .. })
+    ));
+}
+
+#[test]
+fn opening_for_writing_rebuilds_damaged_bm25_files_from_the_store() {
+    // Before: a truncated meta.json made `IndexWriter::open` fail with a raw tantivy error, and
+    // a damaged postings file passed unnoticed ("unchanged") while BM25 searches failed.
+    for (file, truncate) in [
+        ("meta.json", true),
+        (".managed.json", true),
+        (".fast", true),
+        (".store", true),
+        (".idx", false),
+        (".term", false),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        build(dir.path());
+        let want = bm25_hits(dir.path(), "parking");
+        let targets: Vec<PathBuf> = files(dir.path(), "bm25", file);
+        assert!(!targets.is_empty(), "no {file} file");
+        for t in &targets {
+            if truncate {
+                let len = std::fs::metadata(t).unwrap().len();
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(t)
+                    .unwrap()
+                    .set_len(len / 2)
+                    .unwrap();
+            } else {
+                flip(t, 0);
+            }
+        }
+        assert!(!check(dir.path()).unwrap().is_ok(), "{file}");
+        let w = IndexWriter::open(dir.path(), settings(), false)
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(w.repaired().bm25_rebuilt, "{file}");
+        assert!(w.repaired().dropped_documents.is_empty(), "{file}");
+        w.finish().unwrap();
+        let report = check(dir.path()).unwrap();
+        assert!(report.is_ok(), "{file}: {report}");
+        assert_eq!(bm25_hits(dir.path(), "parking"), want, "{file}");
+    }
+}
+
+#[test]
+fn repair_drops_damaged_documents_and_rebuilds_the_vectors_without_them() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path());
+    replace_bytes(
+        &only(dir.path(), "store", ".txt"),
+        b"town hall",
+        b"EVIL HALL",
+    );
+    for snapshot in std::fs::read_dir(dir.path()).unwrap() {
+        let p = snapshot.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("vectors-")
+        {
+            std::fs::remove_dir_all(p).unwrap();
+        }
+    }
+    let repaired = repair(dir.path()).unwrap();
+    assert_eq!(repaired.dropped_documents, ["b.txt"]);
+    assert!(repaired.bm25_rebuilt && repaired.vectors_rebuilt);
+    assert_eq!(repaired.damage.len(), 1);
+    let report = check(dir.path()).unwrap();
+    assert!(report.is_ok(), "{report}");
+    assert_eq!(report.documents, 1);
+    let index = Index::open(dir.path()).unwrap();
+    assert!(index
+        .search(&Query::new("parking", Mode::Bm25, 5))
+        .unwrap()
+        .is_empty());
+    let dense = index
+        .search(&Query::new("x", Mode::Dense, 5).with_vector(&[0.0, 1.0]))
+        .unwrap();
+    assert!(dense.iter().all(|h| h.doc_id == "a.txt"), "{dense:?}");
+    drop(index);
+    // Indexing the dropped document again makes the index whole.
+    let mut w = IndexWriter::open(dir.path(), settings(), false).unwrap();
+    assert!(!w.repaired().any());
+    w.add_document(doc("b.txt", B, [0.0, 1.0])).unwrap();
+    w.finish().unwrap();
+    assert_eq!(
+        bm25_hits(dir.path(), "town hall"),
+        ["parking near the town hall"]
+    );
+    assert!(check(dir.path()).unwrap().is_ok());
+}
+
+#[test]
+fn a_damaged_records_file_drops_the_documents_it_mentions() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path());
+    let mut w = IndexWriter::open(dir.path(), settings(), false).unwrap();
+    w.add_document(doc("c.txt", "harbour cranes", [1.0, 0.0]))
+        .unwrap();
+    w.finish().unwrap();
+    let records = files(dir.path(), "store", ".jsonl");
+    assert_eq!(records.len(), 2);
+    replace_bytes(&records[1], b"harbour", b"HARBOUR");
+    let (path, reason) = corrupt_error(Index::open(dir.path()).err().unwrap());
+    assert_eq!(path, records[1]);
+    assert!(reason.contains("`c.txt`"), "{reason}");
+    let repaired = repair(dir.path()).unwrap();
+    assert_eq!(repaired.dropped_documents, ["c.txt"]);
+    let report = check(dir.path()).unwrap();
+    assert!(report.is_ok() && report.documents == 2, "{report}");
+}
+
+#[test]
 fn indexes_written_before_checksums_are_still_read() {
     let dir = tempfile::tempdir().unwrap();
     build(dir.path());
@@ -202,4 +358,5 @@ fn indexes_written_before_checksums_are_still_read() {
         bm25_hits(dir.path(), "town hall"),
         ["parking near the town hall"]
     );
+    assert!(check(dir.path()).unwrap().is_ok());
 }
