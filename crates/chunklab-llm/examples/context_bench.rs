@@ -17,13 +17,8 @@ fn main() {
     let path = args.next().expect("usage: context_bench FILE [CHUNKS]");
     let n: usize = args.next().map(|s| s.parse().expect("CHUNKS")).unwrap_or(6);
     let text = std::fs::read_to_string(&path).expect("readable UTF-8 file");
-    let opts = strategies::Options {
-        strategy: "recursive".into(),
-        size: 1000,
-        ..Default::default()
-    };
-    let chunker = strategies::build(&opts, Arc::new(CharSizer)).unwrap();
-    let chunks = chunk_document(&Document::new("d", &path, &text), chunker.as_ref()).unwrap();
+    let chunker = strategies::Recursive::new(Arc::new(CharSizer), 1000, 0).unwrap();
+    let chunks = chunk_document(&Document::new("d", &path, &text), &chunker).unwrap();
     let refs: Vec<ChunkRef> = chunks
         .iter()
         .take(n)

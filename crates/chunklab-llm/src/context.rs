@@ -2,15 +2,23 @@
 //! the whole document (or a window of it) and the chunk.
 //!
 //! The context is stored next to the span (`ChunkMeta::context`), never spliced into it; the
-//! embedded and BM25 text is `context + "\n\n" + chunk`, and [`fit_context`] keeps that within
-//! the chunk size limit by truncating the context.
+//! embedded and BM25 text is `context + "\n\n" + chunk`, and [`fit_context`] (a model's
+//! context) or [`fit_header`] (a header context) keeps that within the chunk size limit.
+//!
+//! Every answer passes the quality gates of [`crate::quality`] (repetition loops, echoes of the
+//! chunk or the prompt, wrong language, length); a rejected answer is asked once more with a
+//! nudge, then replaced by the header context ([`OnFailure::Header`]); rejections are counted
+//! per reason in [`ContextWarnings::rejected`] and never cached as good answers.
 
 use crate::error::{Error, Result};
 use crate::header::header_context;
 use crate::llm::{Llm, Prompt};
+use crate::quality::{ContextCheck, ContextGates, Reject, Rejections};
 use chunklab_core::text::{ceil_char_boundary, floor_char_boundary};
-use chunklab_core::Sizer;
+use chunklab_core::{Lang, Sizer};
 use std::ops::Range;
+
+pub use crate::fit::{fit_context, fit_header, with_context, Fitted};
 
 /// Anthropic's published contextual-retrieval prompt; `{doc}` and `{chunk}` are replaced.
 pub const ANTHROPIC_PROMPT: &str = "<document>\n{doc}\n</document>\nHere is the chunk we want to situate within the whole document\n<chunk>\n{chunk}\n</chunk>\nPlease give a short succinct context to situate this chunk within the overall document for the purposes of improving search retrieval of the chunk. Answer only with the succinct context and nothing else.";
@@ -24,7 +32,8 @@ pub enum OnFailure {
     /// Fail with [`Error::NoAnswer`].
     #[default]
     Error,
-    /// Use the [`header_context`] and count it in [`ContextWarnings::fallbacks`].
+    /// Use the header context ([`ChunkContext::Header`]) and count it in
+    /// [`ContextWarnings::fallbacks`].
     Header,
 }
 
@@ -38,8 +47,10 @@ pub struct ContextOptions {
     pub system: String,
     /// Most tokens per context.
     pub max_tokens: usize,
-    /// Empty or malformed answers after one retry.
+    /// Answers rejected by the gates (empty, loops, echoes, ...) after one retry.
     pub on_failure: OnFailure,
+    /// Limits of the quality gates.
+    pub gates: ContextGates,
     /// Most document tokens in one prompt (`None`: as many as the model's context leaves). A
     /// longer document is sent as a window holding the chunk; a smaller cap makes a small local
     /// model faster per chunk.
@@ -53,6 +64,7 @@ impl Default for ContextOptions {
             system: String::new(),
             max_tokens: 100,
             on_failure: OnFailure::Error,
+            gates: ContextGates::default(),
             max_doc_tokens: None,
         }
     }
@@ -69,16 +81,18 @@ pub struct ChunkRef<'a> {
 }
 
 /// Counts of everything that did not go the plain way.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ContextWarnings {
     /// Chunks whose prompt held a window of the document (the document exceeds the context).
     pub windowed: usize,
-    /// Chunks asked a second time after an empty or malformed answer.
+    /// Chunks asked a second time after a rejected answer.
     pub retried: usize,
-    /// Chunks that got the header context after two unusable answers.
+    /// Chunks that got the header context after two rejected answers.
     pub fallbacks: usize,
     /// Contexts shortened to keep `context + chunk` within the size limit ([`fit_context`]).
     pub truncated: usize,
+    /// Rejected answers per reason (first answers and retries).
+    pub rejected: Rejections,
 }
 
 impl ContextWarnings {
@@ -88,6 +102,57 @@ impl ContextWarnings {
         self.retried += o.retried;
         self.fallbacks += o.fallbacks;
         self.truncated += o.truncated;
+        self.rejected.add(&o.rejected);
+    }
+}
+
+/// The summary line of a contextual-retrieval run:
+/// `2 truncated to fit the size, 0 documents windowed, 3 retried, 1 header fallbacks (rejected
+/// answers: 3 repetition, 1 chunk echo)`.
+impl std::fmt::Display for ContextWarnings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} truncated to fit the size, {} documents windowed, {} retried, {} header fallbacks (rejected answers: {})",
+            self.truncated, self.windowed, self.retried, self.fallbacks, self.rejected
+        )
+    }
+}
+
+/// The context of one chunk: a model's answer that passed the gates, or the header context.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChunkContext {
+    /// Written by the language model.
+    Model(String),
+    /// The header context (document title and heading path): `--context header`, or the
+    /// fallback after two rejected answers.
+    Header,
+}
+
+impl ChunkContext {
+    /// The context text for a chunk of the document `title` under `headings`.
+    pub fn text(&self, title: &str, headings: &[String]) -> String {
+        match self {
+            ChunkContext::Model(t) => t.clone(),
+            ChunkContext::Header => header_context(title, headings),
+        }
+    }
+
+    /// The context fitted to `limit` with `body` (the chunk's prefix + text): a model's context
+    /// shortened at a word boundary ([`fit_context`]), a header context by whole heading-path
+    /// components ([`fit_header`]).
+    pub fn fit(
+        &self,
+        sizer: &dyn Sizer,
+        title: &str,
+        headings: &[String],
+        body: &str,
+        limit: usize,
+    ) -> Fitted {
+        match self {
+            ChunkContext::Model(t) => fit_context(sizer, t, body, limit),
+            ChunkContext::Header => fit_header(sizer, title, headings, body, limit),
+        }
     }
 }
 
@@ -104,12 +169,19 @@ fn split_template(template: &str) -> Result<(&str, &str)> {
     }
 }
 
-/// A usable answer: trimmed, not empty, with at least one letter or digit.
-fn clean(answer: &str) -> Option<String> {
-    let t = answer.trim().trim_matches('"').trim();
-    t.chars()
-        .any(|c| c.is_alphanumeric())
-        .then(|| t.to_string())
+/// The second request after a rejected answer: the same prompt with a nudge that fits the
+/// reason.
+fn nudge(prompt: &Prompt, reason: Reject, lang: Option<Lang>) -> Prompt {
+    let ask = match (reason, lang) {
+        (Reject::Language, Some(Lang::Dutch)) => "Answer with one short sentence in Dutch.",
+        (Reject::Language, _) => "Answer with one short sentence in English.",
+        (Reject::Empty, _) => "Answer with one sentence.",
+        _ => "Answer with one short sentence in your own words; do not copy the text.",
+    };
+    Prompt {
+        request: format!("{}\n{ask}", prompt.request),
+        ..prompt.clone()
+    }
 }
 
 /// Windows of a document too long for one prompt. Windows have one byte length and start at
@@ -179,14 +251,8 @@ impl<'a> Windows<'a> {
     }
 }
 
-/// One context per chunk of `doc`, in order.
-///
-/// Prompts share the document prefix (the local model reuses its KV cache, Anthropic its prompt
-/// cache). A document that does not fit the model's context (or `max_doc_tokens`) is sent as a
-/// window holding each chunk (counted in `windowed`); windows are aligned so that neighbouring
-/// chunks share one, and its cached prefix. An empty or malformed answer is asked once more with a nudge;
-/// a second failure is an error or, with [`OnFailure::Header`], the header context of `title`
-/// and the chunk's headings. Backend errors (HTTP, unreachable) are returned as they are.
+/// One context per chunk of `doc`, in order: [`contextualize_each`] with the header fallbacks
+/// written out as [`header_context`] strings.
 pub fn contextualize(
     llm: &dyn Llm,
     doc: &str,
@@ -194,6 +260,32 @@ pub fn contextualize(
     chunks: &[ChunkRef<'_>],
     opts: &ContextOptions,
 ) -> Result<(Vec<String>, ContextWarnings)> {
+    let (contexts, warnings) = contextualize_each(llm, doc, title, chunks, opts)?;
+    let texts = contexts
+        .iter()
+        .zip(chunks)
+        .map(|(c, r)| c.text(title, r.headings))
+        .collect();
+    Ok((texts, warnings))
+}
+
+/// One context per chunk of `doc`, in order.
+///
+/// Prompts share the document prefix (the local model reuses its KV cache, Anthropic its prompt
+/// cache). A document that does not fit the model's context (or `max_doc_tokens`) is sent as a
+/// window holding each chunk (counted in `windowed`); windows are aligned so that neighbouring
+/// chunks share one, and its cached prefix. Every answer passes the gates of
+/// [`crate::quality::ContextCheck`]; a rejected answer is marked rejected in the answer cache
+/// ([`Llm::reject`]) and asked once more with a nudge; a second rejection is an error or, with
+/// [`OnFailure::Header`], [`ChunkContext::Header`]. Rejections are counted per reason. Backend
+/// errors (HTTP, unreachable) are returned as they are. `title` names the document in errors.
+pub fn contextualize_each(
+    llm: &dyn Llm,
+    doc: &str,
+    title: &str,
+    chunks: &[ChunkRef<'_>],
+    opts: &ContextOptions,
+) -> Result<(Vec<ChunkContext>, ContextWarnings)> {
     let (head, tail) = split_template(&opts.template)?;
     let mut warnings = ContextWarnings::default();
     if chunks.is_empty() {
@@ -221,7 +313,7 @@ pub fn contextualize(
         .min(opts.max_doc_tokens.unwrap_or(usize::MAX));
     let mut windows = (doc_tokens > budget).then(|| Windows::new(llm, doc, doc_tokens, budget));
     let mut prompts = Vec::with_capacity(chunks.len());
-    for (c, (chunk, _)) in chunks.iter().zip(texts) {
+    for (c, &(chunk, _)) in chunks.iter().zip(&texts) {
         let part = match &mut windows {
             None => doc,
             Some(w) => {
@@ -236,33 +328,54 @@ pub fn contextualize(
             max_tokens: opts.max_tokens,
         });
     }
+    let check = ContextCheck::new(
+        opts.gates,
+        &format!(
+            "{}{}",
+            head.replace("{doc}", ""),
+            tail.replace("{chunk}", "")
+        ),
+        doc,
+    );
     let answers = llm.complete_all(&prompts);
     let mut out = Vec::with_capacity(chunks.len());
-    for ((answer, prompt), c) in answers.into_iter().zip(&prompts).zip(chunks) {
+    for (((answer, prompt), c), &(chunk, _)) in
+        answers.into_iter().zip(&prompts).zip(chunks).zip(&texts)
+    {
         let first = answer?.text;
-        if let Some(t) = clean(&first) {
-            out.push(t);
-            continue;
-        }
-        warnings.retried += 1;
-        let nudge = Prompt {
-            request: format!("{}\nAnswer with one sentence.", prompt.request),
-            ..prompt.clone()
+        let reason = match check.check(&first, chunk) {
+            Ok(t) => {
+                out.push(ChunkContext::Model(t));
+                continue;
+            }
+            Err(r) => r,
         };
-        let second = llm.complete(&nudge)?.text;
-        if let Some(t) = clean(&second) {
-            out.push(t);
-            continue;
-        }
+        warnings.rejected.count(reason);
+        llm.reject(prompt, reason.as_str());
+        warnings.retried += 1;
+        let again = nudge(prompt, reason, check.doc_lang());
+        let second = llm.complete(&again)?.text;
+        let reason = match check.check(&second, chunk) {
+            Ok(t) => {
+                out.push(ChunkContext::Model(t));
+                continue;
+            }
+            Err(r) => r,
+        };
+        warnings.rejected.count(reason);
+        llm.reject(&again, reason.as_str());
         match opts.on_failure {
             OnFailure::Header => {
                 warnings.fallbacks += 1;
-                out.push(header_context(title, c.headings));
+                out.push(ChunkContext::Header);
             }
             OnFailure::Error => {
                 return Err(Error::NoAnswer {
                     backend: crate::llm::full_name(llm),
-                    what: format!("context of the chunk at bytes {:?}", c.span),
+                    what: format!(
+                        "context of the chunk at bytes {:?} of {title}: answer rejected ({reason})",
+                        c.span
+                    ),
                     answer: second,
                 })
             }
@@ -271,77 +384,6 @@ pub fn contextualize(
     Ok((out, warnings))
 }
 
-/// A context fitted to a size limit, and the real size of the embedded text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fitted {
-    /// The context, possibly shortened (at a word boundary when there is one), possibly empty
-    /// when the chunk alone fills the limit.
-    pub context: String,
-    /// Real size of `context + "\n\n" + body` (or of `body` alone when the context is empty).
-    pub tokens: usize,
-    /// Whether the context was shortened.
-    pub truncated: bool,
-}
-
-/// The embedded text of a chunk with a context: `context + "\n\n" + body`.
-pub fn with_context(context: &str, body: &str) -> String {
-    if context.is_empty() {
-        body.to_string()
-    } else {
-        format!("{context}\n\n{body}")
-    }
-}
-
-/// Shorten `context` so that `context + "\n\n" + body` is at most `limit` in `sizer`'s real
-/// units (`body` is the chunk's embedded text: prefix + span text).
-///
-/// ```
-/// use chunklab_core::CharSizer;
-/// use chunklab_llm::context::fit_context;
-/// let f = fit_context(&CharSizer, "About the parks budget", "Budget: 14 M", 30);
-/// assert!(f.truncated);
-/// assert_eq!(f.context, "About the parks");
-/// assert!(f.tokens <= 30);
-/// ```
-pub fn fit_context(sizer: &dyn Sizer, context: &str, body: &str, limit: usize) -> Fitted {
-    let full = sizer.count(&with_context(context, body));
-    if full <= limit || context.is_empty() {
-        return Fitted {
-            context: context.to_string(),
-            tokens: full,
-            truncated: false,
-        };
-    }
-    // Largest char-boundary prefix that fits (sizes grow with the prefix for every sizer we
-    // have; the result is verified below either way).
-    let bounds: Vec<usize> = context.char_indices().map(|(i, _)| i).collect();
-    let (mut lo, mut hi) = (0usize, bounds.len());
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if sizer.count(&with_context(context[..bounds[mid - 1]].trim_end(), body)) <= limit
-            || mid == 0
-        {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    let mut cut = if lo == 0 { 0 } else { bounds[lo - 1] };
-    // Back off to a word boundary when the cut is inside a word.
-    if cut > 0 && !context[cut..].starts_with(char::is_whitespace) {
-        if let Some(ws) = context[..cut].rfind(char::is_whitespace) {
-            cut = ws;
-        }
-    }
-    let mut ctx = context[..cut].trim_end().to_string();
-    let mut tokens = sizer.count(&with_context(&ctx, body));
-    if tokens > limit {
-        ctx.clear();
-        tokens = sizer.count(body);
-    }
-    Fitted {
-        context: ctx,
-        tokens,
-        truncated: true,
-    }
-}
+#[cfg(test)]
+#[path = "context_tests.rs"]
+mod tests;

@@ -10,6 +10,12 @@
 /// assert_eq!(header_context("verslag.md", &[]), "verslag.md");
 /// ```
 pub fn header_context(title: &str, headings: &[String]) -> String {
+    header_parts(title, headings).join(" > ")
+}
+
+/// The components of [`header_context`]: the trimmed title (when not empty), then the
+/// non-empty headings, a first heading equal to the title left out.
+pub fn header_parts<'a>(title: &'a str, headings: &'a [String]) -> Vec<&'a str> {
     let title = title.trim();
     let mut parts: Vec<&str> = Vec::new();
     if !title.is_empty() {
@@ -22,5 +28,5 @@ pub fn header_context(title: &str, headings: &[String]) -> String {
         }
         parts.push(h);
     }
-    parts.join(" > ")
+    parts
 }

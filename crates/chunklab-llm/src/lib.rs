@@ -9,13 +9,18 @@
 pub mod client;
 pub mod context;
 mod error;
+pub mod fit;
 pub mod header;
 pub mod http;
 pub mod llm;
 pub mod local;
+pub mod quality;
 pub mod queries;
 pub mod spec;
 pub mod strategy;
+
+#[cfg(test)]
+mod scripted;
 
 pub use client::LlmClient;
 pub use error::{Error, Result};

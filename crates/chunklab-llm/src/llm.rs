@@ -102,6 +102,13 @@ pub trait Llm: Send + Sync {
     fn complete_all(&self, prompts: &[Prompt]) -> Vec<Result<Completion>> {
         prompts.iter().map(|p| self.complete(p)).collect()
     }
+
+    /// The answer to `prompt` failed a quality gate ([`crate::quality`]) for `reason`: it must
+    /// not be served again as a good answer. The default does nothing (nothing is kept); the
+    /// [`crate::LlmClient`] marks its cached answer as rejected, so a re-run asks again.
+    fn reject(&self, prompt: &Prompt, reason: &str) {
+        let _ = (prompt, reason);
+    }
 }
 
 /// `backend:model`, the name used in cache keys and reports.

@@ -27,13 +27,7 @@ pub struct LlmChunker {
 impl LlmChunker {
     /// Chunks of at most `size` in `sizer`'s units, boundaries chosen by `llm`.
     pub fn new(llm: Arc<dyn Llm>, sizer: Arc<dyn Sizer>, size: usize, lang: Lang) -> Result<Self> {
-        let opts = strategies::Options {
-            strategy: "recursive".into(),
-            size,
-            lang,
-            ..Default::default()
-        };
-        let fallback = strategies::build(&opts, sizer.clone())?;
+        let fallback = Box::new(strategies::Recursive::new(sizer.clone(), size, 0)?);
         Ok(Self {
             llm,
             sizer,

@@ -346,9 +346,9 @@ fn neighbouring_chunks_of_a_large_document_share_one_window() {
         })
         .collect();
     let (url, log) = serve(vec![
-        openai_ok("Een."),
-        openai_ok("Twee."),
-        openai_ok("Drie."),
+        openai_ok("Deel een."),
+        openai_ok("Deel twee."),
+        openai_ok("Deel drie."),
     ]);
     let llm = OpenAiLlm::new(&format!("{url}/v1"), "m", None, fast());
     let opts = ContextOptions {
@@ -356,7 +356,7 @@ fn neighbouring_chunks_of_a_large_document_share_one_window() {
         ..ContextOptions::default()
     };
     let (contexts, warnings) = contextualize(&llm, &doc, "t", &chunks, &opts).unwrap();
-    assert_eq!(contexts, ["Een.", "Twee.", "Drie."]);
+    assert_eq!(contexts, ["Deel een.", "Deel twee.", "Deel drie."]);
     assert_eq!(warnings.windowed, 3);
     let log = log.lock().unwrap();
     let documents: Vec<String> = log

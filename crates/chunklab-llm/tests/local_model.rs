@@ -110,18 +110,13 @@ fn kv_prefix_reuse_gives_the_same_tokens_as_no_reuse() {
 
 #[test]
 fn contexts_of_a_real_document_are_stored_in_chunk_metadata() {
-    use chunklab_core::{chunk_document, strategies, CharSizer, Document};
+    use chunklab_core::{chunk_document, strategies, CharSizer, Document, Lang};
     use chunklab_llm::context::{contextualize, fit_context, ChunkRef, ContextOptions};
     let text = "# Parks report\n\nIn 2023 the city planted 1,200 new trees along the canals.\n\n\
                 The budget for park maintenance rose by 8 percent to 14 million euros.";
-    let opts = strategies::Options {
-        strategy: "paragraph".into(),
-        size: 200,
-        ..Default::default()
-    };
-    let chunker = strategies::build(&opts, std::sync::Arc::new(CharSizer)).unwrap();
-    let mut chunks =
-        chunk_document(&Document::new("parks", "parks.md", text), chunker.as_ref()).unwrap();
+    let chunker =
+        strategies::Paragraph::new(std::sync::Arc::new(CharSizer), 200, 0, Lang::Auto).unwrap();
+    let mut chunks = chunk_document(&Document::new("parks", "parks.md", text), &chunker).unwrap();
     let refs: Vec<ChunkRef> = chunks
         .iter()
         .map(|c| ChunkRef {
@@ -182,4 +177,60 @@ fn llm_strategy_keeps_exact_spans_within_the_size() {
     .unwrap();
     assert_eq!(chunker.stats().0, 1, "one request for one window");
     assert_eq!(spans, chunker.spans(text).unwrap(), "deterministic");
+}
+
+#[test]
+fn local_contexts_pass_the_quality_gates_or_fall_back_to_the_header() {
+    use chunklab_llm::context::{
+        contextualize_each, ChunkContext, ChunkRef, ContextOptions, OnFailure, ANTHROPIC_PROMPT,
+    };
+    use chunklab_llm::quality::{ContextCheck, ContextGates};
+    // Release notes, where SmolLM2 tends to list versions in a loop.
+    let doc = "# Django 1.11.23 release notes\n\nAugust 1, 2019\n\n\
+               Django 1.11.23 fixes two security issues in 1.11.22.\n\n\
+               ## CVE-2019-14232: Denial-of-service possibility in Truncator\n\n\
+               If the chars() and words() methods of Truncator were passed html=True, they were \
+               extremely slow to evaluate certain inputs due to a catastrophic backtracking \
+               vulnerability in a regular expression.";
+    let heads = vec!["Django 1.11.23 release notes".to_string()];
+    let refs: Vec<ChunkRef> = chunklab_core::segment::paragraphs(doc)
+        .into_iter()
+        .filter(|&(s, e)| !doc[s..e].trim().is_empty())
+        .map(|(s, e)| ChunkRef {
+            span: s..e,
+            headings: &heads,
+        })
+        .collect();
+    let opts = ContextOptions {
+        max_tokens: 32,
+        on_failure: OnFailure::Header,
+        ..ContextOptions::default()
+    };
+    let (contexts, w) = contextualize_each(shared(), doc, "django.md", &refs, &opts).unwrap();
+    assert_eq!(contexts.len(), refs.len());
+    let check = ContextCheck::new(
+        ContextGates::default(),
+        &ANTHROPIC_PROMPT.replace("{doc}", "").replace("{chunk}", ""),
+        doc,
+    );
+    let mut headers = 0;
+    for (c, r) in contexts.iter().zip(&refs) {
+        match c {
+            ChunkContext::Model(t) => {
+                assert_eq!(
+                    check.check(t, &doc[r.span.clone()]).as_ref(),
+                    Ok(t),
+                    "{t:?}"
+                )
+            }
+            ChunkContext::Header => headers += 1,
+        }
+    }
+    assert_eq!(w.fallbacks, headers, "{w}");
+    assert!(
+        w.rejected.total() >= w.retried && w.retried >= w.fallbacks,
+        "{w}"
+    );
+    assert_eq!(w.rejected.total(), w.retried + w.fallbacks, "{w}");
+    eprintln!("local contexts: {w}");
 }
