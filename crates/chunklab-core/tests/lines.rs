@@ -1,6 +1,7 @@
 //! `lines` of a chunk is its own span's first and last source line, also when it starts or ends
-//! inside a multi-line element (issue 20 item 1): a regression test on the PostgreSQL catalog
-//! overview, whose 66-line table `elements` splits into parts.
+//! inside a multi-line element (issue 20 item 1), and a split Markdown table repeats its header
+//! with the delimiter row (issue 20 item 9): regression tests on the PostgreSQL catalog overview,
+//! whose 66-line table `elements` splits into parts.
 
 use chunklab_core::document::{Element, ElementKind, ParsedDocument};
 use chunklab_core::strategies::Elements;
@@ -96,5 +97,18 @@ fn split_table_parts_carry_their_own_lines() {
     assert_eq!(parts[parts.len() - 1].1, 80);
     for w in parts.windows(2) {
         assert_eq!(w[1].0, w[0].1 + 1, "parts follow each other: {parts:?}");
+    }
+    // Every later part repeats the header with its `---|---` delimiter row (issue 20 item 9):
+    // prefix and part together are still a Markdown table.
+    let later: Vec<_> = chunks
+        .iter()
+        .filter(|(s, _)| s.start > table.start && s.end <= table.end)
+        .collect();
+    assert!(later.len() >= 3);
+    for (_, m) in later {
+        assert_eq!(
+            m.prefix.as_deref(),
+            Some("Catalog Name| Purpose  \n---|---\n")
+        );
     }
 }

@@ -418,7 +418,20 @@ impl Pack<'_> {
             return self.em.emit(start, end, first_prefix.as_ref(), &meta);
         }
         let next_prefix = if headers > 0 {
-            let header = doc.text[rows[0].0..rows[headers - 1].1].trim();
+            // A Markdown delimiter row (`---|---`) after the header rows belongs to the header:
+            // without it a part is no longer a table.
+            let gap = doc.text[rows[headers - 1].1..data[0].0].trim();
+            let delimiter = !gap.is_empty()
+                && gap.contains('-')
+                && gap
+                    .chars()
+                    .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'));
+            let header_end = if delimiter {
+                rows[headers - 1].1 + doc.text[rows[headers - 1].1..data[0].0].trim_end().len()
+            } else {
+                rows[headers - 1].1
+            };
+            let header = doc.text[rows[0].0..header_end].trim();
             let path = if self.title_prefix {
                 self.path()
             } else {
