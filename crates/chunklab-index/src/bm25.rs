@@ -372,7 +372,7 @@ fn verify_unguarded(dir: &Path, generation: u64, chunks: usize) -> Vec<(PathBuf,
         for f in meta.list_files() {
             // Every component is listed; a deletes file exists only once there are deletes.
             let deletes = f.extension().is_some_and(|e| e == "del");
-            if !(deletes && !meta.has_deletes()) && !dir.join(&f).exists() {
+            if (!deletes || meta.has_deletes()) && !dir.join(&f).exists() {
                 out.push((dir.join(f), "missing".to_string()));
             }
         }

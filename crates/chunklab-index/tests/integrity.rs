@@ -157,8 +157,7 @@ fn damage_after_open_is_found_on_read() {
     q.merge = true;
     let e = index
         .search(&q)
-        .err()
-        .expect("the damaged text is not returned");
+        .expect_err("the damaged text is not returned");
     let (_, reason) = corrupt_error(e);
     assert!(reason.contains("text of document `b.txt`"), "{reason}");
     // Vectors read from the store (a snapshot catching up) are checked too.
