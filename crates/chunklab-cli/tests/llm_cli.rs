@@ -195,3 +195,134 @@ fn llm_strategy_and_queries_generate_with_the_local_model() {
         assert!(!excerpt.trim().is_empty() && q["query"].as_str().is_some_and(|x| !x.is_empty()));
     }
 }
+
+/// An OpenAI-compatible server on 127.0.0.1 answering every chat request with `answer`;
+/// returns its `--llm` spec and the number of requests it received.
+fn scripted_server(
+    answer: &'static str,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let spec = format!(
+        "openai:http://{}/v1#scripted",
+        listener.local_addr().unwrap()
+    );
+    let count = std::sync::Arc::new(AtomicUsize::new(0));
+    let seen = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut len = 0;
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                    break;
+                }
+                let h = h.trim_end();
+                if h.is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = h.split_once(':') {
+                    if k.eq_ignore_ascii_case("content-length") {
+                        len = v.trim().parse().unwrap_or(0);
+                    }
+                }
+            }
+            let mut body = vec![0; len];
+            let _ = reader.read_exact(&mut body);
+            seen.fetch_add(1, Ordering::SeqCst);
+            let reply = serde_json::json!({
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 9},
+            })
+            .to_string();
+            let _ = stream.write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                    reply.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    (spec, count)
+}
+
+#[test]
+fn unusable_llm_answers_are_gated_not_cached_and_fail_queries_generate() {
+    use std::sync::atomic::Ordering;
+    let (_d, path) = doc_file();
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_chunklab"))
+            .args(args)
+            .env("CHUNKLAB_HOME", home.path())
+            .output()
+            .expect("chunklab runs")
+    };
+    // A model that never answers in the question format: nothing kept, a non-zero exit that
+    // says why, and a re-run asks the model again instead of repeating cached failures.
+    let (spec, count) = scripted_server("Sure! Here is a question about the text.");
+    let args = [
+        "queries",
+        "generate",
+        path.as_str(),
+        "--llm",
+        &spec,
+        "--n",
+        "2",
+    ];
+    let out = run(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        err.contains("0 kept")
+            && err.contains("answers kept (none usable")
+            && err.contains("malformed"),
+        "{err}"
+    );
+    let asked = count.load(Ordering::SeqCst);
+    assert!(asked >= 1);
+    assert!(!run(&args).status.success());
+    assert_eq!(
+        count.load(Ordering::SeqCst),
+        2 * asked,
+        "rejected answers are not served from the cache"
+    );
+    // Contexts that loop fall back to the header context, counted.
+    let (spec, count) = scripted_server("Jaarverslag 2023\n\nJaarverslag 2022\n\nJaarverslag 2021");
+    let out = run(&[
+        "chunk",
+        &path,
+        "--strategy",
+        "headings",
+        "--size",
+        "512",
+        "--unit",
+        "tokens",
+        "--context",
+        "llm",
+        "--llm",
+        &spec,
+    ]);
+    let chunks = jsonl(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(chunks.len() >= 2);
+    for c in &chunks {
+        let ctx = c["context"].as_str().unwrap();
+        assert!(
+            (ctx.contains("jaarverslag.md") || ctx.starts_with("Jaarverslag 2023"))
+                && !ctx.contains("2022"),
+            "{ctx:?}"
+        );
+    }
+    assert!(
+        err.contains(&format!("{} header fallbacks", chunks.len())),
+        "{err}"
+    );
+    // Two requests per chunk (the answer and one retry), both rejected, none cached as good.
+    assert_eq!(count.load(Ordering::SeqCst), 2 * chunks.len());
+}
