@@ -26,8 +26,8 @@ pub struct BenchArgs {
     /// (Chroma's chunking-evaluation set, from --data-dir).
     #[arg(long)]
     pub dataset: Option<String>,
-    /// Where the `chroma` dataset lives (default: $CHUNKLAB_SHARED/datasets/chroma or
-    /// ../shared/datasets/chroma).
+    /// Where the `chroma` dataset lives (default: `datasets/chroma` under $CHUNKLAB_SHARED if
+    /// set, else under the repository's data/, else under ../shared beside the repository).
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
     /// Documents of the generated archive (up to 92184).
@@ -147,13 +147,6 @@ impl Progress for CliProgress {
     }
 }
 
-fn shared_chroma() -> PathBuf {
-    if let Some(s) = std::env::var_os("CHUNKLAB_SHARED") {
-        return PathBuf::from(s).join("datasets/chroma");
-    }
-    PathBuf::from("../shared/datasets/chroma")
-}
-
 /// The dataset the flags name, and which default sweep fits it.
 fn load_dataset(a: &BenchArgs) -> Result<(Dataset, DefaultSweep)> {
     match (&a.corpus, &a.queries, a.dataset.as_deref()) {
@@ -199,7 +192,10 @@ fn load_dataset(a: &BenchArgs) -> Result<(Dataset, DefaultSweep)> {
             Ok((ds, DefaultSweep::General))
         }
         (None, None, Some("chroma")) => {
-            let dir = a.data_dir.clone().unwrap_or_else(shared_chroma);
+            let dir = match &a.data_dir {
+                Some(dir) => dir.clone(),
+                None => chunklab_eval::shared_data::locate("datasets/chroma")?,
+            };
             let ds = chunklab_eval::chroma::load(&dir)?;
             eprintln!(
                 "chroma ({}): {} corpora, {} questions",

@@ -1,21 +1,19 @@
 //! `chunklab bench` as a user runs it: our dataset format, bad input, sweeps, every output.
 
+use chunklab_test_support::{cli, stderr};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn chunklab(args: &[&str], cache: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chunklab"))
+    cli!()
+        .command()
         .arg("bench")
         .args(args)
         .arg("--cache-dir")
         .arg(cache)
         .output()
         .expect("run chunklab")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// A three-document corpus and three labelled questions.

@@ -1,38 +1,12 @@
 //! End-to-end tests of the `chunklab` binary: real processes, real files.
 
+use chunklab_test_support::{cli, json_lines as lines, shared_path, stderr};
 use serde_json::Value;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn chunklab(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chunklab"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run chunklab");
-    {
-        let mut sin = child.stdin.take().unwrap();
-        if let Some(data) = stdin {
-            // The process may exit before reading (bad parameters): a broken pipe is fine.
-            let _ = sin.write_all(data);
-        }
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn lines(out: &Output) -> Vec<Value> {
-    String::from_utf8(out.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    cli!().run_with_stdin(args, stdin)
 }
 
 fn samples() -> String {
@@ -99,10 +73,7 @@ fn output_is_deterministic_and_ids_stable() {
         "-q",
     ];
     let a = chunklab(&args, None);
-    let b = chunklab(
-        &["-j", "1"].iter().chain(&args).copied().collect::<Vec<_>>()[2..],
-        None,
-    );
+    let b = chunklab(&[&args[..], &["-j", "1"]].concat(), None);
     assert!(a.status.success(), "{}", stderr(&a));
     assert_eq!(a.stdout, b.stdout);
     let docs: Vec<String> = lines(&a)
@@ -112,6 +83,64 @@ fn output_is_deterministic_and_ids_stable() {
     let mut sorted = docs.clone();
     sorted.sort();
     assert_eq!(docs, sorted, "documents come out in path order");
+}
+
+/// Invariant 4: the output does not depend on the thread count. Every sample document but the
+/// 261-page PDF (Markdown, reST, HTML, DOCX, ODT, PDF, text), several strategies, `-j 1` against
+/// `-j 4`: byte-identical.
+#[test]
+fn output_is_identical_with_one_and_four_threads() {
+    let docs = documents();
+    let docs = docs.to_str().unwrap();
+    let runs: [&[&str]; 4] = [
+        &[
+            "--strategy",
+            "recursive",
+            "--size",
+            "256",
+            "--unit",
+            "tokens",
+        ],
+        &["--strategy", "sentence", "--size", "400", "--overlap", "1"],
+        &[
+            "--strategy",
+            "headings",
+            "--size",
+            "300",
+            "--unit",
+            "tokens",
+        ],
+        &["--strategy", "elements", "--size", "500", "--title-prefix"],
+    ];
+    for strategy in runs {
+        let args = [
+            &["chunk", docs, "--exclude", "debian-reference.en.pdf", "-q"][..],
+            strategy,
+        ]
+        .concat();
+        let one = chunklab(&[&args[..], &["-j", "1"]].concat(), None);
+        let four = chunklab(&[&args[..], &["-j", "4"]].concat(), None);
+        assert!(one.status.success(), "{strategy:?}: {}", stderr(&one));
+        assert!(four.status.success(), "{strategy:?}: {}", stderr(&four));
+        let chunks = lines(&one);
+        let files: std::collections::BTreeSet<&str> =
+            chunks.iter().filter_map(|c| c["doc_id"].as_str()).collect();
+        assert!(
+            files.len() >= 20 && chunks.len() > files.len(),
+            "{strategy:?}: {} chunks of {} documents",
+            chunks.len(),
+            files.len()
+        );
+        assert!(
+            one.stdout == four.stdout,
+            "{strategy:?}: -j 1 and -j 4 differ (first difference at byte {})",
+            one.stdout
+                .iter()
+                .zip(&four.stdout)
+                .position(|(a, b)| a != b)
+                .unwrap_or(one.stdout.len().min(four.stdout.len()))
+        );
+    }
 }
 
 #[test]
@@ -338,22 +367,9 @@ fn output_file_and_strategies_listing() {
     }
 }
 
-/// The shared data directory (real documents for the parser tests).
+/// The shared sample documents (real documents for the parser tests).
 fn documents() -> std::path::PathBuf {
-    if let Ok(p) = std::env::var("CHUNKLAB_SHARED") {
-        return Path::new(&p).join("datasets/documents");
-    }
-    let mut dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        for cand in [dir.join("shared"), dir.join("../shared")] {
-            if cand.join("datasets/documents").is_dir() {
-                return cand.join("datasets/documents");
-            }
-        }
-        if !dir.pop() {
-            panic!("cannot find the shared data directory; set CHUNKLAB_SHARED");
-        }
-    }
+    shared_path("datasets/documents")
 }
 
 #[test]

@@ -1,23 +1,16 @@
 //! `chunklab models` and `chunklab embed` as a user runs them.
 
+use chunklab_test_support::{cli, stderr, stdout};
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn chunklab(args: &[&str], home: Option<&std::path::Path>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_chunklab"));
+    let mut cmd = cli!().command();
     cmd.args(args);
     if let Some(h) = home {
         cmd.env("CHUNKLAB_HOME", h);
     }
     cmd.output().expect("run chunklab")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]

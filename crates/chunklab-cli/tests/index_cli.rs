@@ -1,6 +1,7 @@
 //! End-to-end tests of `chunklab index` and `chunklab search`: the real binary, the real MiniLM
 //! model, real files; durability is tested by killing a real indexing process with SIGKILL.
 
+use chunklab_test_support::{cli, shared_path, stderr};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_chunklab"))
+    cli!().command()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -27,10 +28,6 @@ fn ok(args: &[&str]) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn samples() -> PathBuf {
@@ -479,8 +476,8 @@ fn bad_input_and_mismatched_settings_are_clear_errors() {
 /// shared dataset.
 fn big_corpus(dir: &Path) -> PathBuf {
     let corpus = sample_corpus(dir);
-    let shared = Path::new("/work/shared/datasets/documents/markdown");
-    for e in std::fs::read_dir(shared)
+    let shared = shared_path("datasets/documents/markdown");
+    for e in std::fs::read_dir(&shared)
         .expect("the shared Markdown documents")
         .flatten()
     {

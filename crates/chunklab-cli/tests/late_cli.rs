@@ -1,51 +1,19 @@
 //! `chunklab chunk --strategy late` with the real MiniLM model, as a user runs it.
 
 use chunklab_embed::{fetch, late_embeddings, load, LateOptions, LoadOptions};
+use chunklab_test_support::{cli, ok_json_lines as lines, shared_dir, stderr};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn chunklab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chunklab"))
-        .args(args)
-        .output()
-        .expect("run chunklab")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    cli!().run(args)
 }
 
 fn repo_file(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .join(rel)
-}
-
-fn shared_dir() -> PathBuf {
-    if let Ok(p) = std::env::var("CHUNKLAB_SHARED") {
-        return PathBuf::from(p);
-    }
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        for cand in [dir.join("shared"), dir.join("../shared")] {
-            if cand.join("datasets/documents").is_dir() {
-                return cand;
-            }
-        }
-        if !dir.pop() {
-            panic!("cannot find the shared data directory; set CHUNKLAB_SHARED");
-        }
-    }
-}
-
-fn lines(out: &Output) -> Vec<Value> {
-    assert!(out.status.success(), "{}", stderr(out));
-    String::from_utf8(out.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn floats(v: &Value) -> Vec<f32> {

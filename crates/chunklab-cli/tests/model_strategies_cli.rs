@@ -6,21 +6,15 @@
 
 use chunklab_core::text::is_py_space;
 use chunklab_core::Sizer;
+use chunklab_test_support::{cli, shared_path, stderr};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 
 fn chunklab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chunklab"))
-        .args(args)
-        .output()
-        .expect("run chunklab")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    cli!().run(args)
 }
 
 fn ok(args: &[&str]) -> (String, Vec<Value>) {
@@ -262,12 +256,7 @@ fn cluster_with_minilm_on_real_documents() {
 
 #[test]
 fn strategies_on_a_larger_real_document() {
-    let doc = Path::new("/work/shared/datasets/documents/markdown/md_django-3.2_topics_checks.md");
-    let doc = if doc.is_file() {
-        doc.to_path_buf()
-    } else {
-        repo().join("samples/chunking-guide.md")
-    };
+    let doc = shared_path("datasets/documents/markdown/md_django-3.2_topics_checks.md");
     let p = doc.to_str().unwrap();
     let sizer = minilm_tokens();
     let (_, chunks) = ok(&[
@@ -442,7 +431,8 @@ fn bad_parameters_are_clear_errors() {
 fn a_missing_model_says_how_to_fetch_it() {
     let home = tempfile::tempdir().unwrap();
     let p = repo().join("samples/motie-windenergie-2021.txt");
-    let out = Command::new(env!("CARGO_BIN_EXE_chunklab"))
+    let out = cli!()
+        .command()
         .args([
             "chunk",
             p.to_str().unwrap(),
