@@ -1040,15 +1040,10 @@ mod tests {
     #[test]
     #[ignore]
     fn segment_throughput() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/golden/langchain/inputs"
-        );
+        let dir = chunklab_test_support::shared_path("golden/langchain/inputs");
         let mut corpus = String::new();
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            eprintln!("no corpus at {dir}");
-            return;
-        };
+        let entries =
+            std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         for entry in entries {
             corpus.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default());
             corpus.push_str("\n\n");

@@ -13,6 +13,7 @@ use chunklab_core::{
     chunk_document, chunk_parsed_document, CharSizer, Document, Error, Sizer, TextEmbedder,
     WordSizer,
 };
+use chunklab_test_support::gen::text_from;
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -454,11 +455,7 @@ fn piece() -> impl Strategy<Value = String> {
 }
 
 fn text() -> impl Strategy<Value = String> {
-    prop_oneof![
-        8 => prop::collection::vec(piece(), 0..80).prop_map(|v| v.concat()),
-        1 => (0usize..600).prop_map(|n| "x".repeat(n)),
-        1 => any::<String>(),
-    ]
+    text_from(piece(), 0..80, 0..600)
 }
 
 fn check_variants(text: &str, sizer: Arc<dyn Sizer>, size: usize) -> Result<(), String> {

@@ -968,10 +968,7 @@ mod tests {
     #[test]
     #[ignore]
     fn recursive_throughput() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/golden/langchain/inputs"
-        );
+        let dir = chunklab_test_support::shared_path("golden/langchain/inputs");
         let mut corpus = String::new();
         for entry in std::fs::read_dir(dir).into_iter().flatten() {
             corpus.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default());
