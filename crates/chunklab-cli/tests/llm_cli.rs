@@ -1,26 +1,12 @@
 //! `chunk --context header|llm`, `--strategy llm` and `queries generate` end to end; the LLM
 //! runs are on the real local SmolLM2 model (answer cache off).
 
+use chunklab_test_support::{cli, ok_json_lines as jsonl};
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn chunklab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chunklab"))
-        .args(args)
-        .output()
-        .expect("chunklab runs")
-}
-
-fn jsonl(out: &Output) -> Vec<Value> {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    cli!().run(args)
 }
 
 const DOC: &str =
@@ -256,7 +242,8 @@ fn unusable_llm_answers_are_gated_not_cached_and_fail_queries_generate() {
     let (_d, path) = doc_file();
     let home = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_chunklab"))
+        cli!()
+            .command()
             .args(args)
             .env("CHUNKLAB_HOME", home.path())
             .output()
