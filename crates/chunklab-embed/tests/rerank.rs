@@ -192,14 +192,16 @@ fn broken_cross_encoder_files_are_named() {
     )
     .unwrap();
     assert!(load_error(dir.path()).contains("model.safetensors"));
-    // An embedding model (no pooler, no classifier) is not a cross-encoder.
-    let minilm = dirs::home_dir()
-        .unwrap()
-        .join(".cache/chunklab/models/minilm");
-    if minilm.is_dir() {
-        let msg = load_error(&minilm);
-        assert!(msg.contains("BertForSequenceClassification"), "{msg}");
-    }
+    // An embedding model (no pooler, no classifier) is not a cross-encoder. The real MiniLM,
+    // fetched with the crate's own code when it is not in the cache (as the MaxSim tests do).
+    let minilm = chunklab_embed::installed_dir(
+        chunklab_embed::registry::find("minilm").unwrap(),
+        &chunklab_embed::fetch::home_dir(),
+        true,
+    )
+    .expect("minilm installed (fetched if missing)");
+    let msg = load_error(&minilm);
+    assert!(msg.contains("BertForSequenceClassification"), "{msg}");
 }
 
 #[test]
