@@ -4,25 +4,8 @@
 
 use chunklab_parse::pdf::PdfParser;
 use chunklab_parse::{Limits, ParsedDocument, Parser};
+use chunklab_test_support::shared_dir;
 use std::path::PathBuf;
-
-/// `$CHUNKLAB_SHARED`, else the nearest `shared/` or `../shared/` above this crate.
-fn shared_dir() -> PathBuf {
-    if let Ok(p) = std::env::var("CHUNKLAB_SHARED") {
-        return PathBuf::from(p);
-    }
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        for cand in [dir.join("shared"), dir.join("../shared")] {
-            if cand.join("datasets/documents").is_dir() {
-                return cand;
-            }
-        }
-        if !dir.pop() {
-            panic!("cannot find the shared data directory; set CHUNKLAB_SHARED");
-        }
-    }
-}
 
 const FILE: &str = "raadsbesluit.pdf";
 
