@@ -2,7 +2,8 @@
 //! inputs from ../shared when present, else the bundled samples), one thread. Side-by-side
 //! comparisons with the Python peers live in bench/peers.sh and docs/PERFORMANCE.md.
 
-use chunklab_core::strategies::{build, Options};
+use chunklab_core::strategies::build;
+use chunklab_core::ChunkConfig;
 use chunklab_core::{CharSizer, Sizer};
 use chunklab_tokenizers::Tiktoken;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -39,7 +40,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     let chars: Arc<dyn Sizer> = Arc::new(CharSizer);
     let cl100k: Arc<dyn Sizer> = Arc::new(Tiktoken::cl100k());
-    let cases: Vec<(&str, Options, Arc<dyn Sizer>)> = vec![
+    let cases: Vec<(&str, ChunkConfig, Arc<dyn Sizer>)> = vec![
         (
             "recursive_2000_200_chars",
             opts("recursive", 2000, 200),
@@ -68,19 +69,17 @@ fn bench(c: &mut Criterion) {
         ),
     ];
     for (name, o, sizer) in cases {
-        let chunker = build(&o, sizer).unwrap();
+        let chunker = build(&o, sizer, None).unwrap();
         g.bench_function(name, |b| b.iter(|| chunker.spans(&text).unwrap().len()));
     }
     g.bench_function("tokenize_once_cl100k", |b| b.iter(|| cl100k.measure(&text)));
     g.finish();
 }
 
-fn opts(strategy: &str, size: usize, overlap: usize) -> Options {
-    Options {
-        strategy: strategy.into(),
-        size,
+fn opts(strategy: &str, size: usize, overlap: usize) -> ChunkConfig {
+    ChunkConfig {
         overlap,
-        ..Options::default()
+        ..ChunkConfig::new(strategy.parse().unwrap(), size)
     }
 }
 

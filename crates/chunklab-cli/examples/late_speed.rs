@@ -14,7 +14,8 @@
 //! separate. "t" columns count what each way runs through the model, special tokens included:
 //! the windows for late, the chunks for separate.
 
-use chunklab_core::strategies::{self, Options};
+use chunklab_core::strategies;
+use chunklab_core::ChunkConfig;
 use chunklab_embed::{fetch, late_embeddings, load, LateOptions, LoadOptions, Role};
 use chunklab_parse::detect::parser_for;
 use chunklab_parse::Limits;
@@ -97,12 +98,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tokenizer = fetch::model_dir(&fetch::home_dir(), "minilm").join("tokenizer.json");
     let sizer =
         chunklab_tokenizers::sizer_from_spec("tokens", Some(tokenizer.to_str().unwrap()), false)?;
-    let opts = Options {
-        strategy: boundaries.clone(),
-        size,
-        ..Default::default()
-    };
-    let chunker = strategies::build(&opts, sizer)?;
+    let opts = ChunkConfig::new(boundaries.parse::<chunklab_core::Strategy>()?, size);
+    let chunker = strategies::build(&opts, sizer, None)?;
     let (window, overlap) = late_opts.resolve(model.token_capacity())?;
     model.embed(&["warm-up"], Role::Passage)?;
     println!(

@@ -6,19 +6,17 @@
 //! Documents are committed in batches, so an interrupted run keeps every batch it finished and
 //! the next run picks up the rest.
 
-use crate::chunk_cmd::{self, ChunkingArgs, Late, Pipeline, Prepared};
-use crate::input::{self, Input, Skip};
+use crate::args::ChunkingArgs;
 use anyhow::{bail, Context, Result};
-use chunklab_core::Lang;
-use chunklab_embed::{Embedder, LoadOptions, Role};
-use chunklab_index::{IndexWriter, NewChunk, NewDocument, Settings};
+use chunklab_embed::Role;
+use chunklab_index::{IndexWriter, NewDocument};
+use chunklab_pipeline::{Input, Pipeline, Skip};
 use globset::{Glob, GlobMatcher};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Instant;
 
 /// The embedding model when `--model` is not given.
@@ -28,8 +26,12 @@ pub const DEFAULT_MODEL: &str = "minilm";
 pub struct IndexArgs {
     /// Files and directories to index (directories are walked like `chunklab chunk` does).
     /// Files indexed before and not found under these paths now are removed from the index.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "check")]
     paths: Vec<String>,
+    /// Verify the index (manifest, checksums of the store, BM25, vectors) and report every
+    /// problem with the documents it affects; exit 1 when there is one. Nothing is written.
+    #[arg(long, conflicts_with = "rebuild")]
+    check: bool,
     /// Index directory (created when missing).
     #[arg(long)]
     index: PathBuf,
@@ -96,39 +98,30 @@ struct Todo {
 /// A chunked document, ready to embed.
 struct Chunked {
     doc: NewDocument,
-    /// Texts to embed, one per chunk; empty when `vectors` came from late chunking.
+    /// Texts to embed, one per chunk; empty when the vectors came from late chunking.
     embed_texts: Vec<String>,
-    /// `--strategy late`: the chunks' vectors, pooled from the whole document's token vectors.
-    vectors: Option<Vec<Vec<f32>>>,
+    /// `--strategy late`: the chunks already carry their vectors.
+    late: bool,
     warnings: Vec<String>,
 }
 
-/// The settings an index records for these options.
-pub fn settings(
-    a: &ChunkingArgs,
-    p: &Pipeline,
-    model_spec: &str,
-    model: &dyn Embedder,
-) -> Result<Settings> {
-    let lang: Lang = a.lang.parse().map_err(anyhow::Error::msg)?;
-    Ok(Settings {
-        chunker: p.chunker.config(),
-        reading: format!(
-            "parser={} encoding={} lossy={}",
-            a.parser.as_deref().unwrap_or("auto"),
-            a.encoding.as_deref().unwrap_or("utf-8"),
-            a.lossy
-        ),
-        unit: p.unit_name.clone(),
-        tokenizer: a.tokenizer.clone(),
-        model: model_spec.to_string(),
-        dim: model.dim(),
-        model_max_tokens: model.max_tokens(),
-        lang: lang.code().to_string(),
-    })
-}
-
 pub fn run(a: IndexArgs) -> Result<ExitCode> {
+    if a.check {
+        let report = chunklab_index::check(&a.index)?;
+        println!("{report}");
+        if report.is_ok() {
+            return Ok(ExitCode::SUCCESS);
+        }
+        eprintln!(
+            "{}",
+            if report.repairable() {
+                "run `chunklab index` with the same paths to repair (BM25 and vectors are rebuilt from the store without re-embedding; damaged documents are indexed again)"
+            } else {
+                "the store itself is damaged beyond repair: run `chunklab index --rebuild`"
+            }
+        );
+        return Ok(ExitCode::from(1));
+    }
     let started = Instant::now();
     let acl_rules = rules(&a.acl, "--acl", |v| Some(v.to_string()))?;
     let meta_rules = rules(&a.meta, "--meta", |v| {
@@ -145,30 +138,23 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
         }
     }
     let pipeline = a.chunking.pipeline()?;
-    let model_spec = a
-        .chunking
-        .model
-        .clone()
-        .unwrap_or_else(|| DEFAULT_MODEL.to_string());
-    let model: Arc<dyn Embedder> = match &pipeline.model {
-        Some(m) => m.clone(),
-        None => chunklab_embed::load(
-            &model_spec,
-            &LoadOptions {
-                fetch: a.chunking.fetch,
-                home: None,
-            },
-        )
-        .with_context(|| format!("embedding model {model_spec}"))?
-        .into(),
-    };
-    let settings = settings(&a.chunking, &pipeline, &model_spec, model.as_ref())?;
-    let late = a.chunking.late(Some(&model));
-    let inputs = input::collect(&a.paths, &pipeline.filters)?;
+    let (model_spec, model) = pipeline.index_model(DEFAULT_MODEL)?;
+    let settings = pipeline.index_settings(&model_spec, model.as_ref());
+    let inputs = pipeline.collect(&a.paths)?;
     if inputs.iter().any(|i| matches!(i, Input::Stdin)) {
         bail!("chunklab index reads files and directories, not stdin (`-`)");
     }
     let mut writer = IndexWriter::open(&a.index, settings, a.rebuild)?;
+    let repaired = writer.repaired();
+    if repaired.any() {
+        eprintln!(
+            "warning: {}: the index was damaged and is repaired: {}{}{} documents dropped to be indexed again",
+            a.index.display(),
+            if repaired.bm25_rebuilt { "BM25 rebuilt from the store; " } else { "" },
+            if repaired.vectors_rebuilt { "vectors rebuilt from the store; " } else { "" },
+            repaired.dropped_documents.len(),
+        );
+    }
 
     // Decide what to do with every input: hash it and compare with the index.
     let hashed: Vec<(Input, Result<String, String>)> = inputs
@@ -250,10 +236,8 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
     let (mut added, mut updated, mut chunks_total) = (0usize, 0usize, 0usize);
     let batch = a.commit_every.max(1);
     for group in todo.chunks(batch) {
-        let chunked: Vec<Result<Chunked, Skip>> = group
-            .par_iter()
-            .map(|t| chunk_one(t, &pipeline, late.as_ref()))
-            .collect();
+        let chunked: Vec<Result<Chunked, Skip>> =
+            group.par_iter().map(|t| chunk_one(t, &pipeline)).collect();
         let mut ready = Vec::new();
         for (t, c) in group.iter().zip(chunked) {
             match c {
@@ -286,16 +270,9 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
             .with_context(|| format!("embedding with {model_spec}"))?
             .into_iter();
         for (t, mut c) in ready {
-            match c.vectors.take() {
-                Some(late_vectors) => {
-                    for (chunk, v) in c.doc.chunks.iter_mut().zip(late_vectors) {
-                        chunk.vector = v;
-                    }
-                }
-                None => {
-                    for chunk in &mut c.doc.chunks {
-                        chunk.vector = vectors.next().expect("one vector per text");
-                    }
+            if !c.late {
+                for chunk in &mut c.doc.chunks {
+                    chunk.vector = vectors.next().expect("one vector per text");
                 }
             }
             chunks_total += c.doc.chunks.len();
@@ -337,45 +314,25 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
 }
 
 /// Read, parse and chunk one document exactly as `chunklab chunk` does.
-fn chunk_one(t: &Todo, p: &Pipeline, late: Option<&Late>) -> Result<Chunked, Skip> {
-    let prepared = chunk_cmd::prepare(&t.input, p.chunker.as_ref(), &p.reading, false)?;
+fn chunk_one(t: &Todo, p: &Pipeline) -> Result<Chunked, Skip> {
+    let prepared = p.prepare(&t.input, false)?;
     let source = t.input.source();
-    let mut chunks = chunk_cmd::chunks(&t.input, &source, &prepared, p.chunker.as_ref())?;
-    let (text, mut warnings) = match &prepared {
-        Prepared::Parsed(doc, w) => (doc.text.as_str(), w.clone()),
-        Prepared::Plain(text) => (text.as_str(), Vec::new()),
-    };
-    if let Some(context) = &p.context {
-        let w = context
-            .apply_prepared(&prepared, &t.input, &mut chunks)
-            .map_err(|e| Skip::Error(anyhow::anyhow!("{source}: context: {e:#}")))?;
-        warnings.extend(w);
-    }
-    let vectors = match late {
-        Some(l) => Some(l.vectors(&prepared, &chunks, &source)?),
-        None => None,
-    };
-    let embed_texts = if vectors.is_some() {
-        Vec::new()
-    } else {
-        chunks.iter().map(|c| c.meta.embed_text(c.text)).collect()
-    };
-    let new_chunks = chunks
-        .iter()
-        .map(|c| NewChunk::from_chunk(c, Vec::new()))
-        .collect();
+    let processed = p.process(&t.input, &source, &prepared)?;
+    let warnings = processed.warnings.clone();
+    let late = processed.vectors.is_some();
+    let (doc, embed_texts) = chunklab_pipeline::index_document(
+        t.input.doc_id(),
+        &source,
+        t.hash.clone(),
+        prepared.text(),
+        t.acl.clone(),
+        t.fields.clone(),
+        processed,
+    );
     Ok(Chunked {
-        doc: NewDocument {
-            doc_id: t.input.doc_id().to_string(),
-            source: source.clone(),
-            hash: t.hash.clone(),
-            text: text.to_string(),
-            acl: t.acl.clone(),
-            fields: t.fields.clone(),
-            chunks: new_chunks,
-        },
+        doc,
         embed_texts,
-        vectors,
+        late,
         warnings,
     })
 }

@@ -1,11 +1,10 @@
 //! `chunklab`: chunk documents into retrieval units with exact offsets.
 
+mod args;
 mod bench_cmd;
 mod chunk_cmd;
-mod context;
 mod embed_cmd;
 mod index_cmd;
-mod input;
 mod models_cmd;
 mod output;
 mod parse_cmd;
@@ -72,7 +71,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {:#}", args::cli_error(e));
             ExitCode::from(2)
         }
     }

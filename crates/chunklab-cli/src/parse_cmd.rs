@@ -1,11 +1,9 @@
 //! `chunklab parse`: the element tree a parser makes of one file, for inspection — as JSON (the
 //! parsed document with each element's text excerpt) or as an indented outline.
 
-use crate::input::{self, Decoding, Input, Skip};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use chunklab_core::document::{ElementKind, ParsedDocument};
-use chunklab_parse::detect::{is_binary_format, parser_by_name, parser_for, SNIFF_BYTES};
-use chunklab_parse::{Limits, Parser};
+use chunklab_pipeline::{prepare, Input, Prepared, Reading, ReadingConfig, Skip};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
@@ -52,29 +50,20 @@ pub fn run(a: ParseArgs) -> Result<ExitCode> {
         Skip::Binary => anyhow!("{name}: binary file, and no parser for it"),
         Skip::Error(e) => e,
     };
-    let raw = input::read(&input).map_err(skip)?;
-    let parser: Box<dyn Parser> = match &a.parser {
-        Some(p) => match parser_by_name(p) {
-            Some(parser) => parser,
-            None => bail!("unknown --parser `{p}`"),
-        },
-        None => {
-            let bytes = raw.bytes();
-            parser_for(input.path(), &bytes[..bytes.len().min(SNIFF_BYTES)])
-        }
+    let reading = Reading::new(&ReadingConfig {
+        parser: a.parser.clone(),
+        encoding: a.encoding.clone(),
+        ..ReadingConfig::default()
+    })
+    .map_err(crate::args::cli_error)?;
+    let (mut doc, warnings) = match prepare(&input, true, &reading, false).map_err(skip)? {
+        Prepared::Parsed(doc, warnings) => (doc, warnings),
+        Prepared::Plain(_) => unreachable!("prepare parses when structure is needed"),
     };
-    let limits = Limits::default();
-    let doc = if is_binary_format(parser.name()) {
-        parser.parse(raw.bytes(), input.path(), &limits)
-    } else {
-        let text = input::decode(&name, raw, &Decoding::new(a.encoding.as_deref(), false)?)
-            .map_err(skip)?;
-        parser.parse(text.as_str().as_bytes(), input.path(), &limits)
-    }
-    .map_err(|e| anyhow!("{name}: {e}"))?;
-    for w in &doc.warnings {
+    for w in &warnings {
         eprintln!("warning: {name}: {w}");
     }
+    doc.warnings = warnings;
     let mut out = std::io::stdout().lock();
     let written = match a.format {
         ParseFormat::Json => {

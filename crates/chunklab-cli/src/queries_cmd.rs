@@ -1,9 +1,11 @@
 //! `chunklab queries generate CORPUS --llm SPEC --n N`: synthetic evaluation queries whose
-//! supporting excerpts are found verbatim in the documents, as JSONL on stdout.
+//! supporting excerpts are found verbatim in the documents, as JSONL on stdout. Answers pass
+//! the quality gates of `chunklab_llm::quality`; a run that keeps nothing, or fewer queries
+//! than it drops, exits non-zero with the reason (the kept queries are still written).
 
-use crate::context::ContextArgs;
-use crate::input::{self, Decoding, Filters};
+use crate::args::LlmArgs;
 use anyhow::{Context as _, Result};
+use chunklab_pipeline::input::{self, Decoding, Filters};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -11,7 +13,9 @@ use std::process::ExitCode;
 #[derive(clap::Subcommand)]
 pub enum QueriesCmd {
     /// Ask a language model for questions with the exact supporting excerpt; keep those whose
-    /// excerpt is found verbatim; write {"id","query","relevant_docs","relevant_spans"} JSONL.
+    /// excerpt is found verbatim and that pass the quality gates; write
+    /// {"id","query","relevant_docs","relevant_spans"} JSONL. Fails when none, or fewer than
+    /// half, of the answers are kept.
     Generate(GenerateArgs),
 }
 
@@ -27,12 +31,12 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub fetch: bool,
     #[command(flatten)]
-    pub llm: ContextArgs,
+    pub llm: LlmArgs,
 }
 
 pub fn run(cmd: QueriesCmd) -> Result<ExitCode> {
     let QueriesCmd::Generate(a) = cmd;
-    let llm = a.llm.open_llm(a.fetch)?.context(
+    let llm = chunklab_pipeline::open_llm(&a.llm.config(), a.fetch)?.context(
         "queries generate needs --llm (local:smollm2, openai:BASE_URL#MODEL or anthropic:MODEL)",
     )?;
     let inputs = input::collect(&a.paths, &Filters::new(&[], &[])?)?;
@@ -58,12 +62,12 @@ pub fn run(cmd: QueriesCmd) -> Result<ExitCode> {
     }
     out.flush().context("cannot write output")?;
     eprintln!(
-        "queries: {} kept, {} dropped (excerpt not found verbatim), {} dropped (malformed answer); {}: {}",
-        stats.kept,
-        stats.not_found,
-        stats.malformed,
+        "queries: {stats}; {}: {}",
         chunklab_llm::full_name(llm.as_ref()),
         llm.usage()
     );
+    if let Some(why) = stats.failure() {
+        anyhow::bail!("queries generate: {why}");
+    }
     Ok(ExitCode::SUCCESS)
 }

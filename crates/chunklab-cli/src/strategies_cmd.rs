@@ -1,4 +1,5 @@
-//! `chunklab strategies`: what each strategy does and which parameters it takes.
+//! `chunklab strategies`: what each strategy does and which parameters it takes (the JSON lists
+//! configuration keys, as the sweep TOML and the server take them; the table their flags).
 
 use anyhow::Result;
 use std::io::Write;
@@ -18,7 +19,9 @@ pub fn run(json: bool) -> Result<ExitCode> {
             writeln!(
                 out,
                 "    {:<20} default {:<8} {}",
-                p.name, p.default, p.help
+                crate::args::flag(p.name),
+                p.default,
+                p.help
             )?;
         }
         writeln!(out)?;

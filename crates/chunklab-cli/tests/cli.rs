@@ -260,7 +260,32 @@ fn bad_parameters_fail_before_any_work() {
         (vec!["--strategy", "magic"], "unknown strategy `magic`"),
         (
             vec!["--unit", "chars", "--tokenizer", "cl100k"],
-            "--tokenizer applies to --unit tokens",
+            "--tokenizer applies to unit tokens",
+        ),
+        // A flag the strategy does not take is an error naming the strategies that take it.
+        (
+            vec!["--strategy", "headings", "--overlap", "50"],
+            "--overlap does not apply to strategy `headings`; it applies to: recursive, fixed, sentence, paragraph",
+        ),
+        (
+            vec!["--strategy", "fixed", "--title-prefix"],
+            "--title-prefix does not apply to strategy `fixed`; it applies to: headings, elements, code",
+        ),
+        (
+            vec!["--strategy", "sentence", "--stride", "20"],
+            "--stride does not apply to strategy `sentence`; it applies to: sliding",
+        ),
+        (
+            vec!["--strategy", "recursive", "--late-window", "64"],
+            "--late-window does not apply",
+        ),
+        (
+            vec!["--separators", "[]"],
+            "--separators is an empty list",
+        ),
+        (
+            vec!["--context-max-tokens", "50"],
+            "apply with --context",
         ),
     ] {
         let mut all = vec!["chunk", "-"];
@@ -569,7 +594,11 @@ fn parse_shows_the_element_tree() {
     assert_eq!(v["text"], "# Titel\n\nTekst.");
     let out = chunklab(&["parse", "-", "--parser", "docbook"], Some(b"x"));
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("unknown --parser `docbook`"));
+    assert!(
+        stderr(&out).contains("--parser `docbook` is unknown"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -599,7 +628,11 @@ fn parser_flag_and_structure_errors() {
     assert_eq!(chunks.last().unwrap()["lines"], serde_json::json!([3, 5]));
     let out = chunklab(&["chunk", "-", "--parser", "docbook"], Some(md));
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown --parser `docbook`"));
+    assert!(
+        stderr(&out).contains("--parser `docbook` is unknown"),
+        "{}",
+        stderr(&out)
+    );
     // Plain strategies keep their output on text files, with source lines added.
     let out = chunklab(
         &[

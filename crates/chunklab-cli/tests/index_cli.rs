@@ -735,3 +735,34 @@ fn search_with_a_huge_k_returns_every_match() {
         }
     }
 }
+
+#[test]
+fn index_check_reports_damage_and_index_repairs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = sample_corpus(dir.path());
+    let idx = dir.path().join("idx");
+    assert!(index(&corpus, &idx, &["-q"]).status.success());
+    let check = ok(&["index", "--check", "--index", idx.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&check.stdout).contains("idx"));
+    // Flip a byte inside a stored document text: `--check` names the file and exits 1.
+    let store = idx.join("store");
+    let txt = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "txt"))
+        .expect("a segment text file");
+    let mut bytes = std::fs::read(&txt).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x20;
+    std::fs::write(&txt, bytes).unwrap();
+    let bad = run(&["index", "--check", "--index", idx.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(1), "{}", stderr(&bad));
+    let report = String::from_utf8_lossy(&bad.stdout);
+    let name = txt.file_name().unwrap().to_string_lossy();
+    assert!(report.contains(name.as_ref()), "{report}");
+    // `chunklab index` repairs it (the damaged documents are indexed again) and says so.
+    let again = index(&corpus, &idx, &[]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(stderr(&again).contains("repaired"), "{}", stderr(&again));
+    ok(&["index", "--check", "--index", idx.to_str().unwrap()]);
+}

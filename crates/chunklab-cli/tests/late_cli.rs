@@ -159,7 +159,7 @@ fn bad_boundaries_are_clear_errors() {
         "minilm",
     ]);
     assert!(
-        e.contains("--boundaries nope") && e.contains("unknown strategy"),
+        e.contains("--boundaries") && e.contains("unknown strategy `nope`"),
         "{e}"
     );
     assert!(e.contains("headings"), "known strategies listed: {e}");
@@ -171,11 +171,17 @@ fn bad_boundaries_are_clear_errors() {
         "--model",
         "minilm",
     ]);
-    assert!(e.contains("--boundaries late"), "{e}");
+    assert!(
+        e.contains("--boundaries `late` cannot draw its own boundaries"),
+        "{e}"
+    );
     let e = run(&["--strategy", "late", "--boundaries", "headings"]);
-    assert!(e.contains("needs --model"), "{e}");
+    assert!(e.contains("--model is needed by strategy late"), "{e}");
     let e = run(&["--strategy", "headings", "--boundaries", "headings"]);
-    assert!(e.contains("apply to --strategy late"), "{e}");
+    assert!(
+        e.contains("--boundaries does not apply to strategy `headings`; it applies to: late"),
+        "{e}"
+    );
     let e = run(&[
         "--strategy",
         "late",

@@ -122,7 +122,7 @@ fn llm_context_without_llm_is_a_clear_error() {
     let (_d, path) = doc_file();
     let out = chunklab(&["chunk", &path, "--context", "llm"]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--context llm needs --llm"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--llm is needed by context llm"));
     let out = chunklab(&["chunk", &path, "--context", "llm", "--llm", "nope"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad --llm spec"));
 }

@@ -365,20 +365,20 @@ fn bad_parameters_are_clear_errors() {
     let p = p.to_str().unwrap();
     fails(
         &["chunk", p, "--strategy", "semantic"],
-        "--strategy semantic needs --model",
+        "--model is needed by strategy semantic",
     );
     fails(
         &["chunk", p, "--strategy", "cluster"],
-        "--strategy cluster needs --model",
+        "--model is needed by strategy cluster",
     );
     let semantic = ["chunk", p, "--strategy", "semantic", "--model", "minilm"];
     fails(
         &[&semantic[..], &["--percentile", "150"]].concat(),
-        "--percentile 150",
+        "--percentile/--threshold 150 is not a percentile",
     );
     fails(
         &[&semantic[..], &["--breakpoint", "magic"]].concat(),
-        "unknown --breakpoint `magic`",
+        "unknown breakpoint `magic`",
     );
     fails(
         &[
@@ -509,13 +509,14 @@ fn strategies_lists_the_model_strategies() {
     let out = chunklab(&["strategies", "--json"]);
     assert!(out.status.success());
     let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    // The JSON lists configuration keys (the sweep TOML's and the server's spelling).
     for (name, param) in [
-        ("semantic", "--percentile"),
-        ("semantic", "--breakpoint"),
-        ("semantic", "--buffer"),
-        ("semantic", "--min-size"),
-        ("cluster", "--piece-size"),
-        ("hierarchical", "--levels"),
+        ("semantic", "breakpoint_amount"),
+        ("semantic", "breakpoint"),
+        ("semantic", "buffer"),
+        ("semantic", "min_size"),
+        ("cluster", "piece_size"),
+        ("hierarchical", "levels"),
     ] {
         let s = list.iter().find(|s| s["name"] == name).expect(name);
         assert!(

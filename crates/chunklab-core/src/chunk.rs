@@ -82,17 +82,37 @@ pub struct ChunkMeta {
 }
 
 impl ChunkMeta {
-    /// The text to embed: `context + "\n\n" + prefix + text` (each part when present).
+    /// The text to embed: see [`embedded_text`].
     pub fn embed_text(&self, text: &str) -> String {
-        let body = match &self.prefix {
-            Some(p) => format!("{p}{text}"),
-            None => text.to_string(),
-        };
-        match &self.context {
-            Some(c) => format!("{c}\n\n{body}"),
-            None => body,
-        }
+        embedded_text(self.context.as_deref(), self.prefix.as_deref(), text)
     }
+}
+
+/// The one definition of the text that is embedded and indexed for a chunk:
+/// `context + "\n\n" + prefix + text`, where a missing **or empty** context adds nothing (no
+/// separator) and a missing prefix adds nothing. Every stage that embeds, indexes or sizes a
+/// chunk with its context calls this.
+///
+/// ```
+/// use chunklab_core::chunk::embedded_text;
+/// assert_eq!(embedded_text(Some("Besluit 2021"), Some("Art. 1\n\n"), "Tekst"), "Besluit 2021\n\nArt. 1\n\nTekst");
+/// assert_eq!(embedded_text(Some(""), None, "Tekst"), "Tekst");
+/// assert_eq!(embedded_text(None, None, "Tekst"), "Tekst");
+/// ```
+pub fn embedded_text(context: Option<&str>, prefix: Option<&str>, text: &str) -> String {
+    let context = context.filter(|c| !c.is_empty());
+    let mut out = String::with_capacity(
+        context.map_or(0, |c| c.len() + 2) + prefix.map_or(0, str::len) + text.len(),
+    );
+    if let Some(c) = context {
+        out.push_str(c);
+        out.push_str("\n\n");
+    }
+    if let Some(p) = prefix {
+        out.push_str(p);
+    }
+    out.push_str(text);
+    out
 }
 
 /// One chunk of one document.

@@ -189,10 +189,11 @@ pub fn chunk_document<'a>(doc: &Document<'a>, chunker: &dyn Chunker) -> Result<V
 ///
 /// ```
 /// use chunklab_core::{chunk_parsed_document, document::ParsedDocument, strategies, CharSizer};
+/// use chunklab_core::{ChunkConfig, Strategy};
 /// use std::sync::Arc;
 /// let doc = ParsedDocument::plain("Artikel 1\nDe raad besluit.".into());
-/// let opts = strategies::Options { strategy: "recursive".into(), size: 20, ..Default::default() };
-/// let chunker = strategies::build(&opts, Arc::new(CharSizer)).unwrap();
+/// let cfg = ChunkConfig::new(Strategy::Recursive, 20);
+/// let chunker = strategies::build(&cfg, Arc::new(CharSizer), None).unwrap();
 /// let chunks = chunk_parsed_document("d", "mem", &doc, chunker.as_ref()).unwrap();
 /// assert_eq!(chunks.iter().map(|c| c.text).collect::<Vec<_>>(), ["Artikel 1", "De raad besluit."]);
 /// ```

@@ -7,6 +7,15 @@ pub enum Error {
     /// A parameter is out of range or inconsistent (e.g. `overlap >= size`).
     #[error("invalid configuration: {0}")]
     Config(String),
+    /// One parameter of the configuration is wrong: `param` is its key in
+    /// [`crate::config::ChunkConfig`] (faces spell it their way: `--max-level`, `"max_level"`).
+    #[error("invalid `{param}`: {message}")]
+    Param {
+        /// The configuration key.
+        param: &'static str,
+        /// What is wrong, without the key.
+        message: String,
+    },
     /// A separator pattern did not compile.
     #[error("invalid separator pattern {pattern:?}: {message}")]
     Pattern { pattern: String, message: String },
@@ -31,4 +40,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 pub(crate) fn config_err<T>(msg: impl Into<String>) -> Result<T> {
     Err(Error::Config(msg.into()))
+}
+
+/// An [`Error::Param`] for configuration key `param`.
+pub(crate) fn param_err<T>(param: &'static str, msg: impl Into<String>) -> Result<T> {
+    Err(Error::Param {
+        param,
+        message: msg.into(),
+    })
 }

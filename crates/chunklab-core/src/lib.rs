@@ -6,12 +6,12 @@
 //! [`strategies`]) turns a document into spans that never exceed the limit.
 //!
 //! ```
-//! use chunklab_core::{chunk_document, strategies, CharSizer, Document};
+//! use chunklab_core::{chunk_document, strategies, CharSizer, ChunkConfig, Document, Strategy};
 //! use std::sync::Arc;
 //!
 //! let text = "Artikel 1\nDe raad besluit.\n\nArtikel 2\nDeze verordening treedt in werking.";
-//! let opts = strategies::Options { strategy: "fixed".into(), size: 30, ..Default::default() };
-//! let chunker = strategies::build(&opts, Arc::new(CharSizer)).unwrap();
+//! let cfg = ChunkConfig::new(Strategy::Fixed, 30);
+//! let chunker = strategies::build(&cfg, Arc::new(CharSizer), None).unwrap();
 //! let chunks = chunk_document(&Document::new("verordening", "mem", text), chunker.as_ref()).unwrap();
 //! for c in &chunks {
 //!     assert_eq!(&text[c.start_byte..c.end_byte], c.text);
@@ -22,6 +22,7 @@
 mod abbreviations;
 pub mod chunk;
 pub mod chunker;
+pub mod config;
 pub mod document;
 pub mod error;
 pub mod lang;
@@ -32,10 +33,11 @@ pub mod text;
 pub mod text_embedder;
 pub mod validate;
 
-pub use chunk::{chunk_id, Chunk, ChunkMeta, Span};
+pub use chunk::{chunk_id, embedded_text, Chunk, ChunkMeta, Span};
 pub use chunker::{
     chunk_document, chunk_parsed_document, spans_to_chunks, Chunker, Document, Locator,
 };
+pub use config::{ChunkConfig, Strategy, Unit};
 pub use error::{Error, Result};
 pub use lang::Lang;
 pub use sizer::{CharSizer, Measure, Sizer, WordSizer};

@@ -1042,8 +1042,7 @@ mod tests {
     fn segment_throughput() {
         let dir = chunklab_test_support::shared_path("golden/langchain/inputs");
         let mut corpus = String::new();
-        let entries =
-            std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         for entry in entries {
             corpus.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default());
             corpus.push_str("\n\n");

@@ -2,6 +2,7 @@
 //! verify output of their own strategies.
 
 use crate::chunk::{ChunkMeta, Span};
+use crate::config::{ChunkConfig, Strategy};
 use crate::document::ParsedDocument;
 use crate::sizer::Sizer;
 use crate::text::{is_py_space, LineIndex};
@@ -189,7 +190,7 @@ pub fn check_all_strategies_with(
     size: usize,
     embedder: Option<std::sync::Arc<dyn TextEmbedder>>,
 ) -> Result<(), String> {
-    use crate::strategies::{build, catalog, Options};
+    use crate::strategies::{build, catalog};
     for info in catalog() {
         if outside_core(info.name) {
             continue;
@@ -202,36 +203,17 @@ pub fn check_all_strategies_with(
         if model && embedder.is_none() {
             continue;
         }
-        let mut variants = vec![(
-            Options {
-                strategy: info.name.to_string(),
-                size,
-                overlap: 0,
-                stride: Some(size),
-                embedder: embedder.clone(),
-                ..Options::default()
-            },
-            false,
-        )];
+        let mut variants = vec![(config(info.name, size, 0, size), false)];
         let overlap = match info.name {
             "sentence" | "paragraph" => 1,
             _ => (size / 4).max(1),
         };
         // The model-driven strategies have no overlap.
         if overlap < size && !model {
-            variants.push((
-                Options {
-                    strategy: info.name.to_string(),
-                    size,
-                    overlap,
-                    stride: Some((size / 2).max(1)),
-                    ..Options::default()
-                },
-                true,
-            ));
+            variants.push((config(info.name, size, overlap, (size / 2).max(1)), true));
         }
         for (opts, overlap) in variants {
-            let chunker = match build(&opts, sizer.clone()) {
+            let chunker = match build(&opts, sizer.clone(), embedder.clone()) {
                 Ok(c) => c,
                 // Strategies needing a model or structure are not built from plain options.
                 Err(crate::Error::Config(m)) if m.contains("requires") => continue,
@@ -275,7 +257,7 @@ pub fn check_all_parsed(
     sizer: std::sync::Arc<dyn Sizer>,
     size: usize,
 ) -> Result<(), String> {
-    use crate::strategies::{build, catalog, Options};
+    use crate::strategies::{build, catalog};
     for info in catalog() {
         if outside_core(info.name) {
             continue;
@@ -288,26 +270,18 @@ pub fn check_all_parsed(
             continue;
         }
         let structured = matches!(info.name, "headings" | "elements");
-        let mut variants = vec![Options {
-            strategy: info.name.to_string(),
-            size,
-            stride: Some(size),
-            ..Options::default()
-        }];
+        let mut variants = vec![config(info.name, size, 0, size)];
         if structured {
             for (max_level, title_prefix) in [(6, true), (1, false), (2, true)] {
-                variants.push(Options {
-                    strategy: info.name.to_string(),
-                    size,
-                    stride: Some(size),
+                variants.push(ChunkConfig {
                     max_level,
                     title_prefix,
-                    ..Options::default()
+                    ..config(info.name, size, 0, size)
                 });
             }
         }
         for opts in variants {
-            let chunker = match build(&opts, sizer.clone()) {
+            let chunker = match build(&opts, sizer.clone(), None) {
                 Ok(c) => c,
                 Err(crate::Error::Config(m)) if m.contains("requires") => continue,
                 Err(e) => return Err(format!("{}: cannot build: {e}", info.name)),
@@ -333,7 +307,22 @@ pub fn check_all_parsed(
     Ok(())
 }
 
-/// Strategies that cannot be built without an embedder.
+/// The configuration of strategy `name` at `size` with `overlap` where the strategy takes one
+/// and `stride` for `sliding`.
+fn config(name: &str, size: usize, overlap: usize, stride: usize) -> ChunkConfig {
+    let strategy: Strategy = name.parse().expect("catalog names parse");
+    let takes = |key: &str| {
+        crate::strategies::catalog()
+            .iter()
+            .any(|i| i.name == name && i.params.iter().any(|p| p.name == key))
+    };
+    ChunkConfig {
+        overlap: if takes("overlap") { overlap } else { 0 },
+        stride: (strategy == Strategy::Sliding).then_some(stride),
+        ..ChunkConfig::new(strategy, size)
+    }
+}
+
 /// Strategies listed in the catalog but built outside chunklab-core (`late` in chunklab-embed,
 /// `llm` in chunklab-llm); their own crates test them.
 fn outside_core(strategy: &str) -> bool {
@@ -366,14 +355,13 @@ fn check_hierarchical(
     sizer: std::sync::Arc<dyn Sizer>,
     size: usize,
 ) -> Result<(), String> {
-    use crate::strategies::{build, Options};
+    use crate::strategies::build;
     let levels = hierarchy_levels(size);
-    let opts = Options {
-        strategy: "hierarchical".into(),
+    let opts = ChunkConfig {
         levels: Some(levels.clone()),
-        ..Options::default()
+        ..ChunkConfig::new(Strategy::Hierarchical, size)
     };
-    let chunker = build(&opts, sizer.clone()).map_err(|e| format!("hierarchical: {e}"))?;
+    let chunker = build(&opts, sizer.clone(), None).map_err(|e| format!("hierarchical: {e}"))?;
     let run = || match doc {
         Some(d) => chunker.chunk_parsed(d),
         None => chunker.chunk_text(text),

@@ -7,12 +7,13 @@
 //! (`crates/chunklab-cli/tests/model_strategies_cli.rs`).
 
 use chunklab_core::document::ParsedDocument;
-use chunklab_core::strategies::{build, Breakpoint, Options};
+use chunklab_core::strategies::{self, Breakpoint};
 use chunklab_core::validate::{check_all_strategies_with, check_hierarchy, check_spans, Expect};
 use chunklab_core::{
     chunk_document, chunk_parsed_document, CharSizer, Document, Error, Sizer, TextEmbedder,
     WordSizer,
 };
+use chunklab_core::{ChunkConfig, Chunker};
 use chunklab_test_support::gen::text_from;
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -60,13 +61,13 @@ fn bag_arc() -> Arc<dyn TextEmbedder> {
     Arc::new(Bag::default())
 }
 
-fn opts(strategy: &str, size: usize) -> Options {
-    Options {
-        strategy: strategy.into(),
-        size,
-        embedder: Some(bag_arc()),
-        ..Options::default()
-    }
+fn opts(strategy: &str, size: usize) -> ChunkConfig {
+    ChunkConfig::new(strategy.parse().unwrap(), size)
+}
+
+/// Build with the bag-of-words model.
+fn build(o: &ChunkConfig, sizer: Arc<dyn Sizer>) -> chunklab_core::Result<Box<dyn Chunker>> {
+    strategies::build(o, sizer, Some(bag_arc()))
 }
 
 fn texts<'a>(text: &'a str, spans: &[chunklab_core::Span]) -> Vec<&'a str> {
@@ -90,7 +91,7 @@ fn two_topics() -> (String, usize) {
 fn semantic_breaks_where_the_topic_changes() {
     let (text, change) = two_topics();
     for buffer in [0, 1] {
-        let o = Options {
+        let o = ChunkConfig {
             buffer,
             ..opts("semantic", 1000)
         };
@@ -130,7 +131,7 @@ fn every_breakpoint_method_finds_the_topic_change() {
         (Breakpoint::Interquartile, None),
         (Breakpoint::Gradient, Some(80.0)),
     ] {
-        let o = Options {
+        let o = ChunkConfig {
             breakpoint: method,
             breakpoint_amount: amount,
             buffer: 0,
@@ -163,7 +164,7 @@ fn semantic_max_and_min_size_hold() {
     let (text, _) = two_topics();
     let text = text.repeat(3);
     for (size, min) in [(60, None), (120, Some(50)), (200, Some(200)), (40, Some(1))] {
-        let o = Options {
+        let o = ChunkConfig {
             min_size: min,
             ..opts("semantic", size)
         };
@@ -203,11 +204,8 @@ fn semantic_max_and_min_size_hold() {
 fn semantic_embeds_each_window_once_per_document() {
     let (text, _) = two_topics();
     let bag = Arc::new(Bag::default());
-    let o = Options {
-        embedder: Some(bag.clone()),
-        ..opts("semantic", 500)
-    };
-    let chunker = build(&o, Arc::new(WordSizer)).unwrap();
+    let o = opts("semantic", 500);
+    let chunker = strategies::build(&o, Arc::new(WordSizer), Some(bag.clone())).unwrap();
     chunker.spans(&text).unwrap();
     let sentences = chunklab_core::segment::sentences(&text, chunklab_core::Lang::Auto).len();
     assert_eq!(bag.embedded.load(Ordering::Relaxed), sentences);
@@ -217,7 +215,7 @@ fn semantic_embeds_each_window_once_per_document() {
 fn cluster_groups_pieces_of_one_topic() {
     let (text, change) = two_topics();
     let chunker = build(
-        &Options {
+        &ChunkConfig {
             piece_size: Some(60),
             ..opts("cluster", 400)
         },
@@ -249,7 +247,7 @@ fn cluster_limit_holds_for_every_piece_size() {
     let text = text.repeat(4);
     for (size, piece) in [(1, 1), (7, 3), (50, 50), (100, 10), (300, 60), (2000, 50)] {
         let chunker = build(
-            &Options {
+            &ChunkConfig {
                 piece_size: Some(piece),
                 ..opts("cluster", size)
             },
@@ -275,10 +273,10 @@ fn cluster_limit_holds_for_every_piece_size() {
 fn hierarchical_parents_resolve_to_emitted_chunks() {
     let (text, _) = two_topics();
     let text = text.repeat(5);
-    let o = Options {
-        strategy: "hierarchical".into(),
+    let o = ChunkConfig {
+        strategy: "hierarchical".parse().unwrap(),
         levels: Some(vec![400, 120, 30]),
-        ..Options::default()
+        ..ChunkConfig::default()
     };
     let chunker = build(&o, Arc::new(CharSizer)).unwrap();
     let parts = chunker.chunk_text(&text).unwrap();
@@ -317,59 +315,63 @@ fn hierarchical_parents_resolve_to_emitted_chunks() {
 #[test]
 fn bad_parameters_are_clear_errors() {
     let size = Arc::new(CharSizer) as Arc<dyn Sizer>;
-    let err = |o: Options| match build(&o, size.clone()) {
+    let err = |o: ChunkConfig| match strategies::build(&o, size.clone(), None) {
         Ok(c) => panic!("{} built", c.config()),
         Err(e) => e.to_string(),
     };
-    let no_model = Options {
-        strategy: "semantic".into(),
-        ..Options::default()
+    let no_model = ChunkConfig {
+        strategy: "semantic".parse().unwrap(),
+        ..ChunkConfig::default()
     };
-    assert!(err(no_model).contains("--strategy semantic needs --model"));
-    let no_model = Options {
-        strategy: "cluster".into(),
-        ..Options::default()
+    assert!(err(no_model.clone()).contains("needed by strategy semantic"));
+    let no_model = ChunkConfig {
+        strategy: "cluster".parse().unwrap(),
+        ..ChunkConfig::default()
     };
-    assert!(err(no_model).contains("--strategy cluster needs --model"));
-    let e = err(Options {
+    assert!(err(no_model).contains("needed by strategy cluster"));
+    let model_err = |o: ChunkConfig| match build(&o, size.clone()) {
+        Ok(c) => panic!("{} built", c.config()),
+        Err(e) => e.to_string(),
+    };
+    let e = model_err(ChunkConfig {
         breakpoint_amount: Some(150.0),
         ..opts("semantic", 100)
     });
-    assert!(e.contains("--percentile 150"), "{e}");
-    let e = err(Options {
+    assert!(e.contains("breakpoint_amount") && e.contains("150"), "{e}");
+    let e = model_err(ChunkConfig {
         breakpoint: Breakpoint::StdDev,
         breakpoint_amount: Some(f64::NAN),
         ..opts("semantic", 100)
     });
-    assert!(e.contains("--threshold"), "{e}");
-    let e = err(Options {
+    assert!(e.contains("breakpoint_amount"), "{e}");
+    let e = model_err(ChunkConfig {
         min_size: Some(200),
         ..opts("semantic", 100)
     });
-    assert!(e.contains("--min-size"), "{e}");
-    let e = err(Options {
+    assert!(e.contains("min_size"), "{e}");
+    let e = model_err(ChunkConfig {
         piece_size: Some(200),
         ..opts("cluster", 100)
     });
-    assert!(e.contains("--piece-size"), "{e}");
-    let e = err(Options {
+    assert!(e.contains("piece_size"), "{e}");
+    let e = model_err(ChunkConfig {
         piece_size: Some(1),
         ..opts("cluster", 100_000)
     });
     assert!(e.contains("too small"), "{e}");
     for levels in [vec![128, 512, 2048], vec![], vec![100, 0], vec![5, 5]] {
-        let e = err(Options {
-            strategy: "hierarchical".into(),
+        let e = err(ChunkConfig {
+            strategy: "hierarchical".parse().unwrap(),
             levels: Some(levels.clone()),
-            ..Options::default()
+            ..ChunkConfig::default()
         });
-        assert!(e.contains("--levels"), "{levels:?}: {e}");
+        assert!(e.contains("levels"), "{levels:?}: {e}");
     }
-    let e = err(Options {
+    let e = model_err(ChunkConfig {
         buffer: 1000,
         ..opts("semantic", 100)
     });
-    assert!(e.contains("--buffer 1000"), "{e}");
+    assert!(e.contains("buffer") && e.contains("1000"), "{e}");
 }
 
 /// An embedder that breaks its contract.
@@ -398,12 +400,12 @@ fn a_failing_embedder_is_an_error_not_a_panic() {
     let text = "Eerste zin hier. Tweede zin daar. Derde zin ergens.";
     for mode in 0..4 {
         for strategy in ["semantic", "cluster"] {
-            let o = Options {
-                embedder: Some(Arc::new(Broken(mode))),
-                piece_size: Some(10),
+            let o = ChunkConfig {
+                piece_size: (strategy == "cluster").then_some(10),
                 ..opts(strategy, 40)
             };
-            let chunker = build(&o, Arc::new(CharSizer)).unwrap();
+            let chunker =
+                strategies::build(&o, Arc::new(CharSizer), Some(Arc::new(Broken(mode)))).unwrap();
             match chunker.spans(text) {
                 Err(Error::Embed(m)) => assert!(m.starts_with("broken: "), "{m}"),
                 other => panic!("{strategy} mode {mode}: {other:?}"),
@@ -461,24 +463,24 @@ fn text() -> impl Strategy<Value = String> {
 fn check_variants(text: &str, sizer: Arc<dyn Sizer>, size: usize) -> Result<(), String> {
     check_all_strategies_with(text, sizer.clone(), size, Some(bag_arc()))?;
     let variants = [
-        Options {
+        ChunkConfig {
             breakpoint: Breakpoint::StdDev,
             buffer: 0,
             min_size: Some(size / 2),
             ..opts("semantic", size)
         },
-        Options {
+        ChunkConfig {
             breakpoint: Breakpoint::Gradient,
             buffer: 2,
             ..opts("semantic", size)
         },
-        Options {
+        ChunkConfig {
             breakpoint: Breakpoint::Interquartile,
             breakpoint_amount: Some(0.0),
             min_size: Some(size),
             ..opts("semantic", size)
         },
-        Options {
+        ChunkConfig {
             piece_size: Some((size / 5).max(1)),
             ..opts("cluster", size)
         },

@@ -465,8 +465,8 @@ impl<'a> Sums<'a> {
 /// use chunklab_embed::{late_embeddings, load, LateChunker, LateOptions, LoadOptions};
 /// use std::sync::Arc;
 /// let model = load("minilm", &LoadOptions::default())?;
-/// let opts = strategies::Options { strategy: "recursive".into(), size: 400, ..Default::default() };
-/// let boundaries = strategies::build(&opts, Arc::new(CharSizer)).unwrap();
+/// let cfg = chunklab_core::ChunkConfig::new(chunklab_core::Strategy::Recursive, 400);
+/// let boundaries = strategies::build(&cfg, Arc::new(CharSizer), None).unwrap();
 /// let late = LateChunker::new(boundaries, model.as_ref(), LateOptions::default())?;
 /// let text = "Windmolens op zee leveren stroom. De raad besluit.";
 /// let spans: Vec<_> = late.spans(text).unwrap().iter().map(|s| s.start..s.end).collect();

@@ -5,10 +5,10 @@ use crate::embed_cache::CachedTextEmbedder;
 use crate::error::{Error, Result};
 use crate::sweep::ChunkSpec;
 use chunklab_core::document::ParsedDocument;
-use chunklab_core::strategies::{self, Breakpoint, Compat, KeepSeparator, Options};
 use chunklab_core::text::CharCursor;
-use chunklab_core::{Chunker, Lang};
-use chunklab_embed::{Embedder, LateChunker, LateOptions};
+use chunklab_core::Chunker;
+use chunklab_embed::Embedder;
+use chunklab_pipeline::{build_chunker as build, ContextTarget, Models};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -32,22 +32,32 @@ pub struct EvalChunk {
 }
 
 impl EvalChunk {
-    /// Prefix + the span's text (what a context is fitted against).
-    pub fn body(&self, doc_text: &str) -> String {
-        let t = &doc_text[self.start_byte..self.end_byte];
-        match &self.prefix {
-            Some(p) => format!("{p}{t}"),
-            None => t.to_string(),
-        }
-    }
-
-    /// What gets embedded: `context + "\n\n"` (when there is one) + prefix + the span's text.
+    /// What gets embedded ([`chunklab_core::embedded_text`]).
     pub fn embed_text(&self, doc_text: &str) -> String {
-        let body = self.body(doc_text);
-        match self.context.as_deref() {
-            Some(c) if !c.is_empty() => format!("{c}\n\n{body}"),
-            _ => body,
-        }
+        chunklab_core::embedded_text(
+            self.context.as_deref(),
+            self.prefix.as_deref(),
+            &doc_text[self.start_byte..self.end_byte],
+        )
+    }
+}
+
+impl ContextTarget for EvalChunk {
+    fn span(&self) -> std::ops::Range<usize> {
+        self.start_byte..self.end_byte
+    }
+    fn headings(&self) -> &[String] {
+        &self.headings
+    }
+    fn prefix(&self) -> Option<&str> {
+        self.prefix.as_deref()
+    }
+    fn tokens(&self) -> usize {
+        self.tokens
+    }
+    fn set_context(&mut self, context: String, tokens: usize) {
+        self.context = Some(context);
+        self.tokens = tokens;
     }
 }
 
@@ -80,75 +90,31 @@ pub fn doc_runs(
 
 /// The sizer of `spec`'s unit (cl100k when the unit is tokens without a tokenizer).
 pub fn spec_sizer(spec: &ChunkSpec) -> Result<Arc<dyn chunklab_core::Sizer>> {
-    let unit = spec.unit.as_str();
-    let tokenizer = if unit == "tokens" {
-        Some(spec.tokenizer.as_deref().unwrap_or("cl100k"))
-    } else {
-        None
-    };
-    chunklab_tokenizers::sizer_from_spec(unit, tokenizer, false)
+    let cfg = spec_config(spec)?;
+    chunklab_pipeline::sizer(&cfg, None)
         .map_err(|e| Error::Config(format!("{}: {e}", spec.label())))
 }
 
-/// The chunker `spec` describes. `model` (with its cached view `cached`) is needed by
-/// `semantic`, `cluster` and `late`.
+fn spec_config(spec: &ChunkSpec) -> Result<chunklab_core::ChunkConfig> {
+    spec.config()
+        .map_err(|e| Error::Config(format!("{}: {e}", spec.label())))
+}
+
+/// The chunker `spec` describes, built by the pipeline's [`chunklab_pipeline::build_chunker`].
+/// `model` (with its cached view `cached`) is needed by `semantic`, `cluster` and `late`.
 pub fn build_chunker(
     spec: &ChunkSpec,
     model: Option<&Arc<dyn Embedder>>,
     cached: Option<Arc<CachedTextEmbedder>>,
 ) -> Result<Box<dyn Chunker>> {
-    let cfg = |m: String| Error::Config(format!("{}: {m}", spec.label()));
-    let sizer = spec_sizer(spec)?;
-    let strategy = if spec.strategy == "late" {
-        spec.boundaries_or_default().to_string()
-    } else {
-        spec.strategy.clone()
+    let cfg = spec_config(spec)?;
+    let models = Models {
+        embedder: model,
+        text_embedder: cached.map(|c| c as Arc<dyn chunklab_core::TextEmbedder>),
+        llm: None,
     };
-    if strategy == "late" {
-        return Err(cfg(
-            "late chunking needs other boundaries than `late`".into()
-        ));
-    }
-    let breakpoint = match spec.breakpoint.as_deref() {
-        None => Breakpoint::default(),
-        Some(b) => b.parse::<Breakpoint>().map_err(cfg)?,
-    };
-    let opts = Options {
-        strategy,
-        size: spec.chunk_size(),
-        overlap: spec.overlap,
-        stride: spec.stride,
-        lang: spec.lang.parse::<Lang>().map_err(|e| cfg(e.to_string()))?,
-        compat: match spec.compat.as_str() {
-            "native" => Compat::Native,
-            "langchain" => Compat::LangChain,
-            other => return Err(cfg(format!("unknown compat `{other}` (native, langchain)"))),
-        },
-        separators: spec.separators.clone(),
-        regex_separators: spec.regex_separators,
-        keep_separator: KeepSeparator::Start,
-        max_level: spec.max_level,
-        title_prefix: spec.title_prefix,
-        embedder: cached.map(|c| c as Arc<dyn chunklab_core::TextEmbedder>),
-        breakpoint,
-        breakpoint_amount: spec.breakpoint_amount,
-        buffer: spec.buffer.unwrap_or(1),
-        min_size: spec.min_size,
-        piece_size: spec.piece_size,
-        levels: if spec.strategy == "hierarchical" {
-            Some(spec.levels_or_default())
-        } else {
-            None
-        },
-    };
-    let chunker = strategies::build(&opts, sizer).map_err(|e| cfg(e.to_string()))?;
-    if spec.strategy == "late" {
-        let model = model.ok_or_else(|| cfg("late chunking needs a model".into()))?;
-        let late = LateChunker::new(chunker, model.as_ref(), LateOptions::default())
-            .map_err(|e| cfg(e.to_string()))?;
-        return Ok(Box::new(late));
-    }
-    Ok(chunker)
+    build(&cfg, spec_sizer(spec)?, models)
+        .map_err(|e| Error::Config(format!("{}: {e:#}", spec.label())))
 }
 
 /// Chunk every document (in parallel) and return the chunks in document order.

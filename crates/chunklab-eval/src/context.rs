@@ -10,14 +10,13 @@
 
 use crate::chunking::{doc_runs, EvalChunk};
 use crate::error::{Error, Result};
-use crate::run::Progress;
+use crate::progress::Progress;
 use chunklab_core::document::ParsedDocument;
 use chunklab_core::Sizer;
-use chunklab_llm::context::{
-    contextualize, fit_context, ChunkRef, ContextOptions, ContextWarnings, OnFailure,
-};
-use chunklab_llm::header::header_context;
+use chunklab_llm::context::ContextWarnings;
 use chunklab_llm::{Llm, LlmClient, Usage};
+use chunklab_pipeline::{ContextConfig, ContextKind, ContextStage, Fallback};
+use std::sync::Arc;
 
 /// Document tokens per prompt for a local model (HTTP models get the whole document, or as much
 /// as their context holds).
@@ -44,64 +43,49 @@ fn title<'a>(doc: &'a ParsedDocument, id: &'a str) -> &'a str {
 }
 
 /// Give every chunk (in document order, as [`crate::chunking::chunk_all`] returns them) its
-/// context: the header context, or one from `llm` when it is given. Sizes are re-measured with
-/// `sizer` and contexts shortened to keep each chunk within `limit`.
+/// context through the pipeline's [`ContextStage`]: the header context, or one from `llm` when
+/// it is given. Sizes are re-measured with `sizer` and contexts shortened to keep each chunk
+/// within `limit`.
 pub fn contextualize_chunks(
     chunks: &mut [EvalChunk],
     docs: &[ParsedDocument],
     ids: &[String],
-    llm: Option<&LlmClient>,
-    sizer: &dyn Sizer,
+    llm: Option<Arc<LlmClient>>,
+    sizer: Arc<dyn Sizer>,
     limit: usize,
     progress: &dyn Progress,
 ) -> Result<ContextReport> {
     let t = std::time::Instant::now();
-    let mut report = ContextReport::default();
-    let before = llm.map(|l| l.usage()).unwrap_or_default();
-    let options = ContextOptions {
+    let before = llm.as_ref().map(|l| l.usage()).unwrap_or_default();
+    let cfg = ContextConfig {
+        kind: if llm.is_some() {
+            ContextKind::Llm
+        } else {
+            ContextKind::Header
+        },
         max_tokens: 64,
-        on_failure: OnFailure::Header,
+        fallback: Fallback::Header,
         // A local model on the CPU reads at most this much of the document per prompt
         // (aligned windows, so neighbouring chunks share the window's KV cache).
-        max_doc_tokens: llm
+        doc_tokens: llm
+            .as_ref()
             .filter(|l| l.backend() == "local")
             .map(|_| LOCAL_DOC_TOKENS),
-        ..ContextOptions::default()
+        prompt: None,
     };
+    let stage = ContextStage::new(&cfg, llm.clone(), sizer, limit)
+        .map_err(|e| Error::Config(format!("{e:#}")))?;
     let runs: Vec<(usize, std::ops::Range<usize>)> = doc_runs(chunks).collect();
     for (d, run) in runs {
-        let (start, end) = (run.start, run.end);
         let (doc, id) = (&docs[d], ids[d].as_str());
-        let contexts: Vec<String> = match llm {
-            None => chunks[start..end]
-                .iter()
-                .map(|c| header_context(title(doc, id), &c.headings))
-                .collect(),
-            Some(llm) => {
-                let refs: Vec<ChunkRef> = chunks[start..end]
-                    .iter()
-                    .map(|c| ChunkRef {
-                        span: c.start_byte..c.end_byte,
-                        headings: &c.headings,
-                    })
-                    .collect();
-                let (contexts, w) = contextualize(llm, &doc.text, title(doc, id), &refs, &options)
-                    .map_err(|e| Error::Run(format!("context of `{id}`: {e}")))?;
-                report.warnings.add(&w);
-                contexts
-            }
-        };
-        for (c, ctx) in chunks[start..end].iter_mut().zip(contexts) {
-            let fitted = fit_context(sizer, &ctx, &c.body(&doc.text), limit.max(c.tokens));
-            report.warnings.truncated += usize::from(fitted.truncated);
-            c.tokens = fitted.tokens;
-            c.context = Some(fitted.context);
-        }
-        progress.set(end as u64);
+        stage
+            .apply(&doc.text, title(doc, id), &mut chunks[run.clone()])
+            .map_err(|e| Error::Run(format!("context of `{id}`: {e:#}")))?;
+        progress.set(run.end as u64);
     }
-    if let Some(l) = llm {
-        report.usage = l.usage().since(&before);
-    }
-    report.seconds = t.elapsed().as_secs_f64();
-    Ok(report)
+    Ok(ContextReport {
+        warnings: stage.warnings(),
+        usage: llm.map(|l| l.usage().since(&before)).unwrap_or_default(),
+        seconds: t.elapsed().as_secs_f64(),
+    })
 }

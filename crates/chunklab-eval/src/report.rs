@@ -8,7 +8,7 @@ pub mod json;
 pub mod markdown;
 pub mod table;
 
-use crate::run::{BenchResult, Row};
+use crate::result::{BenchResult, Row};
 
 /// The value a row is ranked by: the metric's mean, or −∞ when the row lacks it.
 pub fn sort_value(row: &Row, metric: &str) -> f64 {

@@ -2,20 +2,27 @@
 //! index → retrieve every query → score, and measure what it cost.
 //!
 //! Configurations that share a [`ChunkSpec`] and model share their chunks, vectors and
-//! indexes; only retrieval and scoring run per mode and k. Documents are parsed once.
+//! indexes; only retrieval and scoring run per mode and k. Documents are parsed once. The steps,
+//! in order: [`run`] checks the inputs and parses the documents, [`Resources::open`] loads each
+//! model, reranker and language model once, [`group_configs`] groups the configurations by what
+//! decides their chunks, and [`Resources::run_group`] chunks, contextualises, embeds, indexes,
+//! retrieves and scores one group.
 
-use crate::bootstrap::{summarize, Summary};
+use crate::bootstrap::summarize;
 use crate::chunking::{build_chunker, chunk_all, doc_runs, spec_sizer, EvalChunk};
 use crate::collection::{Collection, ModelInfo};
 use crate::dataset::Dataset;
 use crate::embed_cache::{CachedTextEmbedder, EmbedCache, EmbedStats};
 use crate::error::{Error, Result};
+pub use crate::progress::{NoProgress, Progress};
+pub use crate::result::{BenchResult, Cost, Row, METRICS};
 use crate::scoring::{score_query, QueryLabels, QueryScores};
-use crate::sweep::{ChunkSpec, Config, Mode};
+use crate::sweep::{ChunkSpec, Config};
 use chunklab_core::document::ParsedDocument;
+use chunklab_core::Sizer;
 use chunklab_embed::{Embedder, LoadOptions, RerankWith, Role};
+use chunklab_llm::LlmClient;
 use rayon::prelude::*;
-use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -33,123 +40,6 @@ pub struct RunOptions {
     pub scratch_dir: Option<PathBuf>,
 }
 
-/// Progress reporting; the CLI draws bars, tests pass [`NoProgress`].
-pub trait Progress: Sync {
-    /// A stage with `total` steps begins.
-    fn start(&self, what: &str, total: u64);
-    /// `done` of the stage's steps are finished.
-    fn set(&self, done: u64);
-    /// The stage is over.
-    fn finish(&self);
-    /// Something worth telling the user.
-    fn note(&self, msg: &str);
-}
-
-/// Reports nothing.
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn start(&self, _: &str, _: u64) {}
-    fn set(&self, _: u64) {}
-    fn finish(&self) {}
-    fn note(&self, _: &str) {}
-}
-
-/// What a configuration cost.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Cost {
-    /// Chunks in the collection.
-    pub chunks: usize,
-    /// Mean and largest chunk size in the configuration's unit (prefix included).
-    pub mean_tokens: f64,
-    pub max_tokens: usize,
-    /// Model tokens (special and prefix tokens excluded) that went through the model for the
-    /// chunks: each chunk's tokens up to the model's window; for late chunking the documents'.
-    pub tokens_embedded: usize,
-    /// Chunks longer than the model's window (their tail is not embedded).
-    pub truncated: usize,
-    /// Bytes on disk of what the mode searches in the configuration's `chunklab-index`:
-    /// vectors (store vector files + HNSW snapshot; dense, hybrid) plus the tantivy BM25 index
-    /// (bm25, hybrid). Chunk records and document texts are not counted.
-    pub index_bytes: u64,
-    pub vector_bytes: u64,
-    pub bm25_bytes: u64,
-    /// Wall time to chunk the corpus.
-    pub chunk_ms: f64,
-    /// Time in the model for this configuration's chunks in this run (0 when every vector came
-    /// from the cache), and how many texts were embedded and found in the cache.
-    pub embed_ms: f64,
-    pub embedded: usize,
-    pub cached: usize,
-    /// Retrieval time per query (the query's embedding excluded, same for every row).
-    pub query_p50_ms: f64,
-    pub query_p95_ms: f64,
-    /// Mean cl100k tokens of the top-k chunks' texts: what they add to an LLM prompt.
-    pub prompt_tokens: f64,
-    /// Contextual retrieval with a language model: time, and tokens it read (of which served
-    /// from its KV/prompt cache) and wrote in this run (0 when answers came from the on-disk
-    /// answer cache).
-    pub context_ms: f64,
-    /// Requests the language model answered, and answers taken from the on-disk answer cache.
-    pub llm_calls: u64,
-    pub llm_cache_hits: u64,
-    pub llm_input_tokens: u64,
-    pub llm_cached_tokens: u64,
-    pub llm_output_tokens: u64,
-}
-
-/// One configuration's result.
-#[derive(Debug, Clone, Serialize)]
-pub struct Row {
-    pub label: String,
-    pub strategy: String,
-    pub params: serde_json::Map<String, serde_json::Value>,
-    pub model: String,
-    pub mode: Mode,
-    pub k: usize,
-    /// Metric name → summary over queries. Ratios in percent; `mrr` and `ndcg` in 0..1.
-    pub metrics: Vec<(String, Summary)>,
-    pub cost: Cost,
-}
-
-impl Row {
-    /// A metric's summary by name.
-    pub fn metric(&self, name: &str) -> Option<&Summary> {
-        self.metrics.iter().find(|(n, _)| n == name).map(|(_, s)| s)
-    }
-}
-
-/// A whole benchmark.
-#[derive(Debug, Clone, Serialize)]
-pub struct BenchResult {
-    pub dataset: String,
-    pub docs: usize,
-    pub queries: usize,
-    pub rows: Vec<Row>,
-    /// Things the user should know (skipped configurations, warnings).
-    pub notes: Vec<String>,
-    /// Wall time of the whole run.
-    pub seconds: f64,
-}
-
-/// Metric names in report order, with whether they are ratios (shown in percent).
-pub const METRICS: &[(&str, bool)] = &[
-    ("recall", true),
-    ("precision", true),
-    ("iou", true),
-    ("precision_omega", true),
-    ("recall_exact", true),
-    ("precision_exact", true),
-    ("iou_exact", true),
-    ("precision_omega_exact", true),
-    ("doc_recall", true),
-    ("hit", true),
-    ("mrr", false),
-    ("ndcg", false),
-    ("chunk_recall", true),
-    ("chunk_precision", true),
-];
-
 /// Parse every document once (parser chosen by file name); documents whose spans are labelled
 /// must parse to their own text, or span offsets would point elsewhere.
 pub fn parse_docs(ds: &Dataset) -> Result<Vec<ParsedDocument>> {
@@ -163,8 +53,7 @@ pub fn parse_docs(ds: &Dataset) -> Result<Vec<ParsedDocument>> {
         .map(|d| {
             let path = Path::new(&d.name);
             let bytes = d.text.as_bytes();
-            let parsed = chunklab_parse::parser_for(path, bytes)
-                .parse(bytes, path, &chunklab_parse::Limits::default())
+            let parsed = chunklab_pipeline::parse(path, bytes, None, &Default::default())
                 .map_err(|e| Error::Run(format!("parsing `{}`: {e}", d.id)))?;
             if parsed.text != d.text && spanned.contains(d.id.as_str()) {
                 return Err(Error::Dataset(format!(
@@ -199,121 +88,226 @@ pub fn run(
     let parsed = parse_docs(ds)?;
     progress.set(ds.docs.len() as u64);
     progress.finish();
-    let ids: Vec<String> = ds.docs.iter().map(|d| d.id.clone()).collect();
-    let cache = Arc::new(EmbedCache::new(opts.cache_dir.as_deref()));
-    let cl100k = chunklab_tokenizers::sizer_from_spec("tokens", Some("cl100k"), false)
-        .map_err(|e| Error::Run(e.to_string()))?;
+    let res = Resources::open(ds, configs, opts, &parsed, labels, progress)?;
+    let groups = group_configs(configs);
+    let mut rows: Vec<Option<Row>> = vec![None; configs.len()];
+    let mut notes = Vec::new();
+    for (gi, group) in groups.iter().enumerate() {
+        let step = format!("[{}/{}]", gi + 1, groups.len());
+        res.run_group(&step, group, &mut rows, &mut notes)?;
+    }
+    Ok(BenchResult {
+        dataset: ds.name.clone(),
+        docs: ds.docs.len(),
+        queries: ds.queries.len(),
+        rows: rows.into_iter().flatten().collect(),
+        notes,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
+}
 
-    // Models, loaded once each, and the query vectors of each.
-    let mut models: HashMap<String, Arc<dyn Embedder>> = HashMap::new();
-    let mut query_vecs: HashMap<String, Vec<Arc<[f32]>>> = HashMap::new();
-    for c in configs {
-        if models.contains_key(&c.model) || !needs_model(c) {
-            continue;
-        }
-        let m: Arc<dyn Embedder> = chunklab_embed::load(&c.model, &opts.load)
-            .map_err(|e| Error::Config(format!("model `{}`: {e}", c.model)))?
-            .into();
-        let qs: Vec<&str> = ds.queries.iter().map(|q| q.query.as_str()).collect();
-        progress.start(
-            &format!("embedding {} queries ({})", qs.len(), c.model),
-            qs.len() as u64,
-        );
-        let (v, _) = cache.embed(m.as_ref(), &qs, Role::Query, &|d| progress.set(d as u64))?;
-        progress.finish();
-        query_vecs.insert(c.model.clone(), v);
-        models.insert(c.model.clone(), m);
-    }
-    // Rerankers of the `+rerank` modes, one per (reranker, model), with their passages' token
-    // vectors kept for the run.
-    let mut rerankers: HashMap<(String, String), RerankWith> = HashMap::new();
-    for c in configs.iter().filter(|c| c.mode.rerank()) {
-        let spec = c.reranker.clone().unwrap_or_else(|| "maxsim".into());
-        let key = (spec.clone(), c.model.clone());
-        if rerankers.contains_key(&key) {
-            continue;
-        }
-        let model = models.get(&c.model).cloned();
-        let r: Box<dyn chunklab_embed::Reranker> = if spec.eq_ignore_ascii_case("maxsim") {
-            let model = model.ok_or_else(|| Error::Config("maxsim needs a model".into()))?;
-            Box::new(chunklab_embed::MaxSim::new(model).with_passage_cache())
-        } else {
-            chunklab_embed::load_reranker(&spec, model)
-                .map_err(|e| Error::Config(format!("reranker `{spec}`: {e}")))?
-        };
-        rerankers.insert(key, RerankWith(r));
-    }
-    // Language models of `context = "llm"`, opened once each.
-    let mut llms: HashMap<String, Arc<chunklab_llm::LlmClient>> = HashMap::new();
-    for c in configs {
-        if c.chunk.context.as_deref() != Some("llm") || llms.contains_key(c.chunk.llm_or_default())
-        {
-            continue;
-        }
-        let spec = c.chunk.llm_or_default();
-        let open = chunklab_llm::spec::OpenOptions {
-            fetch: opts.load.fetch,
-            ..Default::default()
-        };
-        let client = chunklab_llm::spec::open(spec, &open)
-            .map_err(|e| Error::Config(format!("llm `{spec}`: {e}")))?;
-        llms.insert(spec.to_string(), Arc::new(client));
-    }
-    let scratch = opts.scratch_dir.clone().unwrap_or_else(std::env::temp_dir);
+/// Configurations that share their chunks and vectors: the same [`ChunkSpec`] and (when it
+/// matters) the same model.
+pub struct Group {
+    /// What decides the chunks.
+    pub spec: ChunkSpec,
+    /// The model the vectors come from (empty when no member needs one).
+    pub model: String,
+    /// Indexes of the member configurations.
+    pub members: Vec<usize>,
+}
 
-    // Group configurations by what decides their chunks and vectors.
-    let mut groups: Vec<(ChunkSpec, String, Vec<usize>)> = Vec::new();
+/// Group configurations by what decides their chunks and vectors, in first-seen order.
+pub fn group_configs(configs: &[Config]) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
     for (i, c) in configs.iter().enumerate() {
-        let model_key = if c.mode.dense() || c.chunk.needs_model() {
+        let model = if c.mode.dense() || c.chunk.needs_model() {
             c.model.clone()
         } else {
             String::new()
         };
         match groups
             .iter_mut()
-            .find(|(s, m, _)| *s == c.chunk && *m == model_key)
+            .find(|g| g.spec == c.chunk && g.model == model)
         {
-            Some(g) => g.2.push(i),
-            None => groups.push((c.chunk.clone(), model_key, vec![i])),
+            Some(g) => g.members.push(i),
+            None => groups.push(Group {
+                spec: c.chunk.clone(),
+                model,
+                members: vec![i],
+            }),
         }
     }
+    groups
+}
 
-    let mut rows: Vec<Option<Row>> = vec![None; configs.len()];
-    let mut notes = Vec::new();
-    for (gi, (spec, model_name, members)) in groups.iter().enumerate() {
+/// What every group shares, opened once: parsed documents, labels, the embedding cache, each
+/// model with its query vectors, rerankers and language models.
+struct Resources<'a> {
+    ds: &'a Dataset,
+    configs: &'a [Config],
+    parsed: &'a [ParsedDocument],
+    ids: Vec<String>,
+    labels: QueryLabels,
+    cache: Arc<EmbedCache>,
+    cl100k: Arc<dyn Sizer>,
+    models: HashMap<String, Arc<dyn Embedder>>,
+    query_vecs: HashMap<String, Vec<Arc<[f32]>>>,
+    rerankers: HashMap<(String, String), RerankWith>,
+    llms: HashMap<String, Arc<LlmClient>>,
+    scratch: PathBuf,
+    progress: &'a dyn Progress,
+}
+
+/// A group's chunks, vectors and index, ready to retrieve from.
+struct Built {
+    chunks: Vec<EvalChunk>,
+    collection: Collection,
+    chunk_ms: f64,
+    context: crate::context::ContextReport,
+    stats: EmbedStats,
+    tokens_embedded: usize,
+    truncated: usize,
+    prompt_counts: Vec<usize>,
+    omega: crate::scoring::Collection,
+}
+
+impl<'a> Resources<'a> {
+    /// Load every model (and embed the queries with it), reranker and language model the
+    /// configurations need, once each.
+    fn open(
+        ds: &'a Dataset,
+        configs: &'a [Config],
+        opts: &RunOptions,
+        parsed: &'a [ParsedDocument],
+        labels: QueryLabels,
+        progress: &'a dyn Progress,
+    ) -> Result<Resources<'a>> {
+        let cache = Arc::new(EmbedCache::new(opts.cache_dir.as_deref()));
+        let cl100k = chunklab_tokenizers::sizer_from_spec("tokens", Some("cl100k"), false)
+            .map_err(|e| Error::Run(e.to_string()))?;
+        let mut models: HashMap<String, Arc<dyn Embedder>> = HashMap::new();
+        let mut query_vecs: HashMap<String, Vec<Arc<[f32]>>> = HashMap::new();
+        for c in configs {
+            if models.contains_key(&c.model) || !needs_model(c) {
+                continue;
+            }
+            let m: Arc<dyn Embedder> = chunklab_embed::load(&c.model, &opts.load)
+                .map_err(|e| Error::Config(format!("model `{}`: {e}", c.model)))?
+                .into();
+            let qs: Vec<&str> = ds.queries.iter().map(|q| q.query.as_str()).collect();
+            progress.start(
+                &format!("embedding {} queries ({})", qs.len(), c.model),
+                qs.len() as u64,
+            );
+            let (v, _) = cache.embed(m.as_ref(), &qs, Role::Query, &|d| progress.set(d as u64))?;
+            progress.finish();
+            query_vecs.insert(c.model.clone(), v);
+            models.insert(c.model.clone(), m);
+        }
+        // Rerankers of the `+rerank` modes, one per (reranker, model), with their passages'
+        // token vectors kept for the run.
+        let mut rerankers: HashMap<(String, String), RerankWith> = HashMap::new();
+        for c in configs.iter().filter(|c| c.mode.rerank()) {
+            let spec = c.reranker.clone().unwrap_or_else(|| "maxsim".into());
+            let key = (spec.clone(), c.model.clone());
+            if rerankers.contains_key(&key) {
+                continue;
+            }
+            let model = models.get(&c.model).cloned();
+            let r: Box<dyn chunklab_embed::Reranker> = if spec.eq_ignore_ascii_case("maxsim") {
+                let model = model.ok_or_else(|| Error::Config("maxsim needs a model".into()))?;
+                Box::new(chunklab_embed::MaxSim::new(model).with_passage_cache())
+            } else {
+                chunklab_embed::load_reranker(&spec, model)
+                    .map_err(|e| Error::Config(format!("reranker `{spec}`: {e}")))?
+            };
+            rerankers.insert(key, RerankWith(r));
+        }
+        // Language models of `context = "llm"`, opened once each.
+        let mut llms: HashMap<String, Arc<LlmClient>> = HashMap::new();
+        for c in configs {
+            let spec = c.chunk.llm_or_default();
+            if c.chunk.context.as_deref() != Some("llm") || llms.contains_key(spec) {
+                continue;
+            }
+            let cfg = chunklab_pipeline::LlmConfig {
+                spec: Some(spec.to_string()),
+                ..Default::default()
+            };
+            let client = chunklab_pipeline::open_llm(&cfg, opts.load.fetch)
+                .map_err(|e| Error::Config(format!("{e:#}")))?
+                .expect("a spec opens a model");
+            llms.insert(spec.to_string(), client);
+        }
+        Ok(Resources {
+            ds,
+            configs,
+            parsed,
+            ids: ds.docs.iter().map(|d| d.id.clone()).collect(),
+            labels,
+            cache,
+            cl100k,
+            models,
+            query_vecs,
+            rerankers,
+            llms,
+            scratch: opts.scratch_dir.clone().unwrap_or_else(std::env::temp_dir),
+            progress,
+        })
+    }
+
+    /// Build the group's collection, then retrieve and score for each member.
+    fn run_group(
+        &self,
+        step: &str,
+        g: &Group,
+        rows: &mut [Option<Row>],
+        notes: &mut Vec<String>,
+    ) -> Result<()> {
+        let Some(built) = self.build(step, g, notes)? else {
+            return Ok(());
+        };
+        for &ci in &g.members {
+            rows[ci] = Some(self.retrieve_and_score(&self.configs[ci], &built)?);
+        }
+        Ok(())
+    }
+
+    /// Chunk (→ context) → embed → index one group; `None` when it has no chunks.
+    fn build(&self, step: &str, g: &Group, notes: &mut Vec<String>) -> Result<Option<Built>> {
+        let (spec, progress, parsed) = (&g.spec, self.progress, self.parsed);
         let label = spec.label();
-        let model = models.get(model_name).cloned();
+        let model = self.models.get(&g.model).cloned();
         let cached_embedder = model.as_ref().map(|m| {
             Arc::new(CachedTextEmbedder {
                 model: m.clone(),
-                cache: cache.clone(),
+                cache: self.cache.clone(),
                 stats: Mutex::new(EmbedStats::default()),
             })
         });
         let chunker = build_chunker(spec, model.as_ref(), cached_embedder.clone())?;
         progress.start(
-            &format!("[{}/{}] chunking: {label}", gi + 1, groups.len()),
-            ds.docs.len() as u64,
+            &format!("{step} chunking: {label}"),
+            self.ds.docs.len() as u64,
         );
         let tc = Instant::now();
-        let mut chunks = chunk_all(chunker.as_ref(), &parsed, &ids)?;
+        let mut chunks = chunk_all(chunker.as_ref(), parsed, &self.ids)?;
         let chunk_ms = tc.elapsed().as_secs_f64() * 1000.0;
-        progress.set(ds.docs.len() as u64);
+        progress.set(self.ds.docs.len() as u64);
         progress.finish();
         if chunks.is_empty() {
             notes.push(format!(
                 "{label}: no chunks (every document empty?); skipped"
             ));
-            continue;
+            return Ok(None);
         }
-        let mut context_cost = crate::context::ContextReport::default();
+        let mut context = crate::context::ContextReport::default();
         if let Some(kind) = &spec.context {
-            let llm = (kind == "llm").then(|| llms[spec.llm_or_default()].clone());
+            let llm = (kind == "llm").then(|| self.llms[spec.llm_or_default()].clone());
             progress.start(
                 &format!(
-                    "[{}/{}] context ({}) for {} chunks: {label}",
-                    gi + 1,
-                    groups.len(),
+                    "{step} context ({}) for {} chunks: {label}",
                     llm.as_ref()
                         .map_or("header".to_string(), |l| chunklab_llm::full_name(
                             l.as_ref()
@@ -322,23 +316,19 @@ pub fn run(
                 ),
                 chunks.len() as u64,
             );
-            let sizer = spec_sizer(spec)?;
-            context_cost = crate::context::contextualize_chunks(
+            context = crate::context::contextualize_chunks(
                 &mut chunks,
-                &parsed,
-                &ids,
-                llm.as_deref(),
-                sizer.as_ref(),
+                parsed,
+                &self.ids,
+                llm,
+                spec_sizer(spec)?,
                 spec.size,
                 progress,
             )?;
             progress.finish();
-            let w = context_cost.warnings;
+            let w = context.warnings;
             if w.windowed + w.retried + w.fallbacks + w.truncated > 0 {
-                notes.push(format!(
-                    "{label}: {} contexts shortened to fit the size, {} chunks saw a window of their document, {} asked twice, {} header fallbacks",
-                    w.truncated, w.windowed, w.retried, w.fallbacks
-                ));
+                notes.push(format!("{label}: contexts: {w}"));
             }
         }
         let mut stats = cached_embedder
@@ -351,7 +341,7 @@ pub fn run(
             .collect();
 
         // Vectors.
-        let needs_dense = members.iter().any(|&i| configs[i].mode.dense());
+        let needs_dense = g.members.iter().any(|&i| self.configs[i].mode.dense());
         let mut vectors = None;
         let (mut tokens_embedded, mut truncated) = (0usize, 0usize);
         if needs_dense {
@@ -359,27 +349,22 @@ pub fn run(
                 .as_ref()
                 .expect("dense configurations load their model");
             progress.start(
-                &format!(
-                    "[{}/{}] embedding {} chunks: {label}",
-                    gi + 1,
-                    groups.len(),
-                    chunks.len()
-                ),
+                &format!("{step} embedding {} chunks: {label}", chunks.len()),
                 chunks.len() as u64,
             );
             let vecs = if spec.strategy == "late" {
                 late_vectors(
                     m.as_ref(),
-                    &cache,
+                    &self.cache,
                     chunker.as_ref(),
-                    &parsed,
+                    parsed,
                     &chunks,
                     &mut stats,
                     progress,
                 )?
             } else {
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                let (v, st) = cache.embed(m.as_ref(), &refs, Role::Passage, &|d| {
+                let (v, st) = self.cache.embed(m.as_ref(), &refs, Role::Passage, &|d| {
                     progress.set(d as u64)
                 })?;
                 stats += st;
@@ -388,7 +373,7 @@ pub fn run(
             progress.finish();
             let window = m.max_tokens().saturating_sub(2).max(1);
             if spec.strategy == "late" {
-                for d in &parsed {
+                for d in parsed {
                     tokens_embedded += m.token_spans(&d.text).map(|t| t.len()).unwrap_or(0);
                 }
             } else {
@@ -406,12 +391,7 @@ pub fn run(
 
         // The index: the same chunklab-index users build with `chunklab index`.
         progress.start(
-            &format!(
-                "[{}/{}] indexing {} chunks: {label}",
-                gi + 1,
-                groups.len(),
-                chunks.len()
-            ),
+            &format!("{step} indexing {} chunks: {label}", chunks.len()),
             1,
         );
         let info = vectors.as_ref().and(model.as_ref()).map(|m| ModelInfo {
@@ -420,128 +400,128 @@ pub fn run(
             max_tokens: m.max_tokens(),
         });
         let collection = Collection::build(
-            &scratch,
+            &self.scratch,
             spec,
             info,
-            &parsed,
-            &ids,
+            parsed,
+            &self.ids,
             &chunks,
             vectors.as_deref(),
         )?;
         progress.finish();
-
-        // Sizes and prompt tokens.
         let prompt_counts: Vec<usize> =
             if spec.unit == "tokens" && spec.tokenizer.as_deref().unwrap_or("cl100k") == "cl100k" {
                 chunks.iter().map(|c| c.tokens).collect()
             } else {
-                texts.par_iter().map(|t| cl100k.count(t)).collect()
+                texts.par_iter().map(|t| self.cl100k.count(t)).collect()
             };
-        let mean_tokens = chunks.iter().map(|c| c.tokens as f64).sum::<f64>() / chunks.len() as f64;
-        let max_tokens = chunks.iter().map(|c| c.tokens).max().unwrap_or(0);
-        let omega = labels.omega_inputs(&chunks, &parsed);
-
-        for &ci in members {
-            let c = &configs[ci];
-            progress.start(
-                &format!(
-                    "retrieving {} queries: {} ({}, k={})",
-                    ds.queries.len(),
-                    c.label,
-                    c.mode.name(),
-                    c.k
-                ),
-                ds.queries.len() as u64,
-            );
-            let reranker = c.mode.rerank().then(|| {
-                let spec = c.reranker.clone().unwrap_or_else(|| "maxsim".into());
-                &rerankers[&(spec, c.model.clone())] as &dyn chunklab_index::Rerank
-            });
-            let mut latencies = Vec::with_capacity(ds.queries.len());
-            let mut results: Vec<Vec<u32>> = Vec::with_capacity(ds.queries.len());
-            for (qi, q) in ds.queries.iter().enumerate() {
-                let vector = c.mode.dense().then(|| &*query_vecs[&c.model][qi]);
-                let t = Instant::now();
-                let hits = collection.search(&q.query, vector, c.mode, c.k, reranker)?;
-                latencies.push(t.elapsed().as_secs_f64() * 1000.0);
-                results.push(hits);
-                if qi % 16 == 0 {
-                    progress.set(qi as u64);
-                }
-            }
-            progress.finish();
-            let scores: Vec<QueryScores> = results
-                .par_iter()
-                .enumerate()
-                .map(|(qi, hits)| score_query(&labels, qi, hits, &chunks, &omega))
-                .collect();
-            let prompt_tokens = results
-                .iter()
-                .map(|h| h.iter().map(|&i| prompt_counts[i as usize]).sum::<usize>() as f64)
-                .sum::<f64>()
-                / results.len() as f64;
-            let vector_bytes = if c.mode.dense() {
-                collection.bytes.vectors
-            } else {
-                0
-            };
-            let bm25_bytes = if c.mode.bm25() {
-                collection.bytes.bm25
-            } else {
-                0
-            };
-            let dense_cost = c.mode.dense();
-            let cost = Cost {
-                chunks: chunks.len(),
-                mean_tokens,
-                max_tokens,
-                tokens_embedded: if dense_cost { tokens_embedded } else { 0 },
-                truncated: if dense_cost { truncated } else { 0 },
-                index_bytes: vector_bytes + bm25_bytes,
-                vector_bytes,
-                bm25_bytes,
-                chunk_ms,
-                embed_ms: if dense_cost {
-                    stats.seconds * 1000.0
-                } else {
-                    0.0
-                },
-                embedded: if dense_cost { stats.computed } else { 0 },
-                cached: if dense_cost { stats.cached } else { 0 },
-                query_p50_ms: percentile(&mut latencies.clone(), 0.50),
-                query_p95_ms: percentile(&mut latencies, 0.95),
-                prompt_tokens,
-                context_ms: context_cost.seconds * 1000.0,
-                llm_calls: context_cost.usage.calls,
-                llm_cache_hits: context_cost.usage.cache_hits,
-                llm_input_tokens: context_cost.usage.input_tokens,
-                llm_cached_tokens: context_cost.usage.cached_tokens,
-                llm_output_tokens: context_cost.usage.output_tokens,
-            };
-            rows[ci] = Some(Row {
-                label: c.label.clone(),
-                strategy: c.chunk.strategy.clone(),
-                params: c.chunk.params(),
-                model: if needs_model(c) {
-                    c.model.clone()
-                } else {
-                    String::new()
-                },
-                mode: c.mode,
-                k: c.k,
-                metrics: summarize_all(&scores),
-                cost,
-            });
-        }
+        let omega = self.labels.omega_inputs(&chunks, parsed);
+        Ok(Some(Built {
+            omega,
+            chunks,
+            collection,
+            chunk_ms,
+            context,
+            stats,
+            tokens_embedded,
+            truncated,
+            prompt_counts,
+        }))
     }
-    Ok(BenchResult {
-        dataset: ds.name.clone(),
-        docs: ds.docs.len(),
-        queries: ds.queries.len(),
-        rows: rows.into_iter().flatten().collect(),
-        notes,
-        seconds: t0.elapsed().as_secs_f64(),
-    })
+
+    /// Retrieve every query with one configuration of a built group, score it and count its
+    /// cost.
+    fn retrieve_and_score(&self, c: &Config, b: &Built) -> Result<Row> {
+        let (ds, progress) = (self.ds, self.progress);
+        progress.start(
+            &format!(
+                "retrieving {} queries: {} ({}, k={})",
+                ds.queries.len(),
+                c.label,
+                c.mode.name(),
+                c.k
+            ),
+            ds.queries.len() as u64,
+        );
+        let reranker = c.mode.rerank().then(|| {
+            let spec = c.reranker.clone().unwrap_or_else(|| "maxsim".into());
+            &self.rerankers[&(spec, c.model.clone())] as &dyn chunklab_index::Rerank
+        });
+        let mut latencies = Vec::with_capacity(ds.queries.len());
+        let mut results: Vec<Vec<u32>> = Vec::with_capacity(ds.queries.len());
+        for (qi, q) in ds.queries.iter().enumerate() {
+            let vector = c.mode.dense().then(|| &*self.query_vecs[&c.model][qi]);
+            let t = Instant::now();
+            let hits = b
+                .collection
+                .search(&q.query, vector, c.mode, c.k, reranker)?;
+            latencies.push(t.elapsed().as_secs_f64() * 1000.0);
+            results.push(hits);
+            if qi % 16 == 0 {
+                progress.set(qi as u64);
+            }
+        }
+        progress.finish();
+        let scores: Vec<QueryScores> = results
+            .par_iter()
+            .enumerate()
+            .map(|(qi, hits)| score_query(&self.labels, qi, hits, &b.chunks, &b.omega))
+            .collect();
+        let prompt_tokens = results
+            .iter()
+            .map(|h| {
+                h.iter()
+                    .map(|&i| b.prompt_counts[i as usize])
+                    .sum::<usize>() as f64
+            })
+            .sum::<f64>()
+            / results.len() as f64;
+        let dense = c.mode.dense();
+        let vector_bytes = if dense { b.collection.bytes.vectors } else { 0 };
+        let bm25_bytes = if c.mode.bm25() {
+            b.collection.bytes.bm25
+        } else {
+            0
+        };
+        let chunks = &b.chunks;
+        let cost = Cost {
+            chunks: chunks.len(),
+            mean_tokens: chunks.iter().map(|c| c.tokens as f64).sum::<f64>() / chunks.len() as f64,
+            max_tokens: chunks.iter().map(|c| c.tokens).max().unwrap_or(0),
+            tokens_embedded: if dense { b.tokens_embedded } else { 0 },
+            truncated: if dense { b.truncated } else { 0 },
+            index_bytes: vector_bytes + bm25_bytes,
+            vector_bytes,
+            bm25_bytes,
+            chunk_ms: b.chunk_ms,
+            embed_ms: if dense { b.stats.seconds * 1000.0 } else { 0.0 },
+            embedded: if dense { b.stats.computed } else { 0 },
+            cached: if dense { b.stats.cached } else { 0 },
+            query_p50_ms: percentile(&mut latencies.clone(), 0.50),
+            query_p95_ms: percentile(&mut latencies, 0.95),
+            prompt_tokens,
+            context_ms: b.context.seconds * 1000.0,
+            llm_calls: b.context.usage.calls,
+            llm_cache_hits: b.context.usage.cache_hits,
+            llm_input_tokens: b.context.usage.input_tokens,
+            llm_cached_tokens: b.context.usage.cached_tokens,
+            llm_output_tokens: b.context.usage.output_tokens,
+        };
+        Ok(Row {
+            label: c.label.clone(),
+            strategy: c.chunk.strategy.clone(),
+            params: c.chunk.params(),
+            model: if needs_model(c) {
+                c.model.clone()
+            } else {
+                String::new()
+            },
+            mode: c.mode,
+            k: c.k,
+            metrics: summarize_all(&scores),
+            cost,
+        })
+    }
 }
 
 /// Late-chunking vectors, cached by (model, window settings, document text, span).
@@ -628,7 +608,7 @@ fn percentile(v: &mut [f64], q: f64) -> f64 {
 }
 
 /// Bootstrap summaries of every metric defined for some query.
-fn summarize_all(scores: &[QueryScores]) -> Vec<(String, Summary)> {
+fn summarize_all(scores: &[QueryScores]) -> Vec<(String, crate::bootstrap::Summary)> {
     let mut out = Vec::new();
     for (mi, (name, ratio)) in METRICS.iter().enumerate() {
         let values: Vec<f64> = scores.iter().map(|s| s.get(name)).collect();

@@ -1,11 +1,11 @@
 //! Per-query scores of one configuration's retrieved chunks: every metric of
-//! [`crate::run::METRICS`], from the dataset's labels.
+//! [`crate::result::METRICS`], from the dataset's labels.
 
 use crate::chunking::EvalChunk;
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::metrics::{chunk_scores, doc_ranking, doc_scores};
-use crate::run::METRICS;
+use crate::result::METRICS;
 use crate::token_metrics::{chroma, chroma_locate_all, chroma_omega, exact, exact_omega, DocRange};
 use chunklab_core::document::ParsedDocument;
 use rayon::prelude::*;

@@ -259,6 +259,57 @@ impl ChunkSpec {
         m
     }
 
+    /// The typed chunking configuration this spec describes (at [`ChunkSpec::chunk_size`], the
+    /// size the chunker runs at), validated; errors name the key.
+    pub fn config(&self) -> Result<chunklab_core::ChunkConfig, String> {
+        use chunklab_core::{ChunkConfig, Strategy};
+        let key = |k: &str, e: String| format!("`{k}`: {e}");
+        let strategy: Strategy = self.strategy.parse().map_err(|e| key("strategy", e))?;
+        let cfg = ChunkConfig {
+            strategy,
+            size: self.chunk_size(),
+            overlap: self.overlap,
+            stride: self.stride,
+            unit: Some(self.unit.parse().map_err(|e| key("unit", e))?),
+            tokenizer: match self.unit.as_str() {
+                "tokens" => Some(self.tokenizer.clone().unwrap_or_else(|| "cl100k".into())),
+                _ => None,
+            },
+            compat: self.compat.parse().map_err(|e| key("compat", e))?,
+            separators: self.separators.clone(),
+            regex_separators: self.regex_separators,
+            max_level: self.max_level,
+            title_prefix: self.title_prefix,
+            lang: self.lang.parse().map_err(|e| key("lang", e))?,
+            breakpoint: match &self.breakpoint {
+                Some(b) => b.parse().map_err(|e| key("breakpoint", e))?,
+                None => Default::default(),
+            },
+            breakpoint_amount: self.breakpoint_amount,
+            buffer: self.buffer.unwrap_or(1),
+            min_size: self.min_size,
+            piece_size: self.piece_size,
+            levels: match strategy {
+                Strategy::Hierarchical => Some(self.levels_or_default()),
+                _ => self.levels.clone(),
+            },
+            boundaries: match strategy {
+                Strategy::Late => Some(
+                    self.boundaries_or_default()
+                        .parse()
+                        .map_err(|e| key("boundaries", e))?,
+                ),
+                _ => None,
+            },
+            ..ChunkConfig::default()
+        };
+        cfg.validate().map_err(|e| match e {
+            chunklab_core::Error::Param { param, message } => format!("`{param}` {message}"),
+            other => other.to_string(),
+        })?;
+        Ok(cfg)
+    }
+
     /// Room left for the context: a configuration with a context chunks at `size` minus this,
     /// so that context + chunk stays within `size` (one fifth of the size, at most 64).
     pub fn context_reserve(&self) -> usize {
@@ -575,7 +626,18 @@ pub fn parse_sweep(
             continue;
         }
         for combo in expand(&merged) {
-            match config_from(&combo, defaults) {
+            match config_from(&combo, defaults).and_then(|c| {
+                match c.first().map(|x| x.chunk.config()) {
+                    Some(Err(e)) => {
+                        let k = e
+                            .strip_prefix('`')
+                            .and_then(|r| r.split('`').next())
+                            .map(String::from);
+                        Err((k, e))
+                    }
+                    _ => Ok(c),
+                }
+            }) {
                 Ok(mut c) => out.append(&mut c),
                 Err((key, msg)) => {
                     let l = key.map_or(line, |k| key_line(&k, line));

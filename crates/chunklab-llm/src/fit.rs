@@ -18,13 +18,10 @@ pub struct Fitted {
     pub truncated: bool,
 }
 
-/// The embedded text of a chunk with a context: `context + "\n\n" + body`.
+/// The embedded text of a chunk with a context: `context + "\n\n" + body`
+/// ([`chunklab_core::embedded_text`]; an empty context adds no separator).
 pub fn with_context(context: &str, body: &str) -> String {
-    if context.is_empty() {
-        body.to_string()
-    } else {
-        format!("{context}\n\n{body}")
-    }
+    chunklab_core::embedded_text(Some(context), None, body)
 }
 
 /// Shorten `context` so that `context + "\n\n" + body` is at most `limit` in `sizer`'s real

@@ -274,12 +274,8 @@ fn rust_impl_split_by_method_with_the_impl_line_as_prefix() {
 
 #[test]
 fn registered_in_build_and_needs_a_parsed_document() {
-    let opts = strategies::Options {
-        strategy: "code".into(),
-        size: 200,
-        ..Default::default()
-    };
-    let chunker = strategies::build(&opts, Arc::new(CharSizer)).unwrap();
+    let cfg = chunklab_core::ChunkConfig::new(chunklab_core::Strategy::Code, 200);
+    let chunker = strategies::build(&cfg, Arc::new(CharSizer), None).unwrap();
     assert_eq!(chunker.strategy(), "code");
     let err = chunker.spans("fn main() {}").unwrap_err();
     assert!(err.to_string().contains("parsed document"), "{err}");

@@ -40,8 +40,9 @@
 //! ```
 
 use anyhow::{bail, Context, Result};
-use chunklab_core::strategies::{self, Options};
+use chunklab_core::strategies;
 use chunklab_core::text::{count_chars, floor_char_boundary};
+use chunklab_core::ChunkConfig;
 use chunklab_core::{chunk_document, Chunker, Document, Sizer, Span};
 use chunklab_parse::markdown::parse_markdown;
 use chunklab_parse::Limits;
@@ -198,13 +199,14 @@ const WARM_UP_BYTES: usize = 20_000;
 /// One run of chunking every document in order; returns wall and CPU seconds and the stats.
 fn time_chunking(cfg: &Config, docs: &[String]) -> Result<(f64, f64, Stats)> {
     // Built per run but outside the timed region, like the harness does for the peers.
-    let opts = Options {
-        strategy: cfg.strategy(),
-        size: cfg.size,
+    let opts = ChunkConfig {
         overlap: cfg.overlap,
-        ..Default::default()
+        ..ChunkConfig::new(
+            cfg.strategy().parse().map_err(anyhow::Error::msg)?,
+            cfg.size,
+        )
     };
-    let chunker = strategies::build(&opts, cfg.sizer()?)?;
+    let chunker = strategies::build(&opts, cfg.sizer()?, None)?;
     let structured = chunker.needs_structure();
     if let Some(first) = docs.first() {
         let head = &first[..floor_char_boundary(first, WARM_UP_BYTES)];

@@ -25,7 +25,7 @@ use super::Recursive;
 use crate::chunk::{ChunkMeta, Span};
 use crate::chunker::{Chunker, Locator};
 use crate::document::ParsedDocument;
-use crate::error::{config_err, Error, Result};
+use crate::error::{config_err, param_err, Error, Result};
 use crate::sizer::{Measure, Sizer, MAX_DOCUMENT_BYTES};
 use crate::text::strip_span;
 use crate::text_embedder::{dot, TextEmbedder};
@@ -76,16 +76,20 @@ impl Cluster {
             return config_err("size must be at least 1");
         }
         if piece_size == 0 || piece_size > size {
-            return config_err(format!(
-                "--piece-size ({piece_size}) must be from 1 to the size limit --size ({size})"
-            ));
+            return param_err(
+                "piece_size",
+                format!("{piece_size} must be from 1 to the size limit ({size})"),
+            );
         }
         if size / piece_size > 256 {
-            return config_err(format!(
-                "--piece-size {piece_size} is too small for --size {size}: at most 256 pieces per \
-                 chunk (--piece-size {} or more)",
-                size.div_ceil(256)
-            ));
+            return param_err(
+                "piece_size",
+                format!(
+                    "{piece_size} is too small for size {size}: at most 256 pieces per chunk \
+                     ({} or more)",
+                    size.div_ceil(256)
+                ),
+            );
         }
         Ok(Self {
             recursive: Recursive::new(sizer.clone(), size, 0)?,

@@ -17,7 +17,7 @@ use super::Recursive;
 use crate::chunk::{ChunkMeta, Span};
 use crate::chunker::{Chunker, Locator};
 use crate::document::ParsedDocument;
-use crate::error::{config_err, Error, Result};
+use crate::error::{param_err, Error, Result};
 use crate::sizer::{Measure, Sizer, MAX_DOCUMENT_BYTES};
 use std::sync::Arc;
 
@@ -114,26 +114,32 @@ fn check_levels(levels: &[usize]) -> Result<()> {
             .join(",")
     };
     if levels.is_empty() {
-        return config_err("--levels needs at least one size (e.g. 2048,512,128)");
+        return param_err("levels", "needs at least one size (e.g. 2048,512,128)");
     }
     if levels.len() > MAX_LEVELS {
-        return config_err(format!(
-            "--levels {} has {} levels; at most {MAX_LEVELS}",
-            shown(),
-            levels.len()
-        ));
+        return param_err(
+            "levels",
+            format!(
+                "{} has {} levels; at most {MAX_LEVELS}",
+                shown(),
+                levels.len()
+            ),
+        );
     }
     if levels.contains(&0) {
-        return config_err(format!(
-            "--levels {}: every level's size must be at least 1",
-            shown()
-        ));
+        return param_err(
+            "levels",
+            format!("{}: every level's size must be at least 1", shown()),
+        );
     }
     if levels.windows(2).any(|w| w[1] >= w[0]) {
-        return config_err(format!(
-            "--levels {} must be strictly decreasing, largest (the parents) first, e.g. 2048,512,128",
-            shown()
-        ));
+        return param_err(
+            "levels",
+            format!(
+                "{} must be strictly decreasing, largest (the parents) first, e.g. 2048,512,128",
+                shown()
+            ),
+        );
     }
     Ok(())
 }
@@ -202,7 +208,7 @@ mod tests {
             vec![9; 9],
         ] {
             let err = Hierarchical::new(s.clone(), bad.clone()).unwrap_err();
-            assert!(err.to_string().contains("--levels"), "{bad:?}: {err}");
+            assert!(err.to_string().contains("levels"), "{bad:?}: {err}");
         }
         assert!(Hierarchical::new(s, vec![10]).is_ok());
     }

@@ -22,7 +22,7 @@ use super::Recursive;
 use crate::chunk::{ChunkMeta, Span};
 use crate::chunker::{Chunker, Locator};
 use crate::document::ParsedDocument;
-use crate::error::{config_err, Error, Result};
+use crate::error::{config_err, param_err, Error, Result};
 use crate::lang::Lang;
 use crate::segment::sentences;
 use crate::sizer::{Measure, Sizer, MAX_DOCUMENT_BYTES};
@@ -80,7 +80,7 @@ impl FromStr for Breakpoint {
             "gradient" => Breakpoint::Gradient,
             other => {
                 return Err(format!(
-                    "unknown --breakpoint `{other}` (percentile, stddev, interquartile, gradient)"
+                    "unknown breakpoint `{other}` (percentile, stddev, interquartile, gradient)"
                 ))
             }
         })
@@ -152,16 +152,20 @@ impl Semantic {
         let amount = amount.unwrap_or(breakpoint.default_amount());
         let percentile = matches!(breakpoint, Breakpoint::Percentile | Breakpoint::Gradient);
         if percentile && !(0.0..=100.0).contains(&amount) {
-            return config_err(format!(
-                "--percentile {amount} is not a percentile; give a number from 0 to 100 (default 95)"
-            ));
+            return param_err(
+                "breakpoint_amount",
+                format!("{amount} is not a percentile; give a number from 0 to 100 (default 95)"),
+            );
         }
         if !percentile && !(-100.0..=100.0).contains(&amount) {
-            return config_err(format!(
-                "--threshold {amount} for --breakpoint {} must be a number from -100 to 100 (default {})",
-                breakpoint.name(),
-                breakpoint.default_amount()
-            ));
+            return param_err(
+                "breakpoint_amount",
+                format!(
+                    "{amount} for breakpoint {} must be a number from -100 to 100 (default {})",
+                    breakpoint.name(),
+                    breakpoint.default_amount()
+                ),
+            );
         }
         self.breakpoint = breakpoint;
         self.amount = amount;
@@ -172,9 +176,10 @@ impl Semantic {
     /// most [`MAX_BUFFER`].
     pub fn with_buffer(mut self, buffer: usize) -> Result<Self> {
         if buffer > MAX_BUFFER {
-            return config_err(format!(
-                "--buffer {buffer} is too large; at most {MAX_BUFFER} sentences on each side"
-            ));
+            return param_err(
+                "buffer",
+                format!("{buffer} is too large; at most {MAX_BUFFER} sentences on each side"),
+            );
         }
         self.buffer = buffer;
         Ok(self)
@@ -185,10 +190,10 @@ impl Semantic {
     pub fn with_min_size(mut self, min_size: Option<usize>) -> Result<Self> {
         let min = min_size.unwrap_or(0);
         if min > self.size {
-            return config_err(format!(
-                "--min-size ({min}) must not exceed the size limit --size ({})",
-                self.size
-            ));
+            return param_err(
+                "min_size",
+                format!("{min} must not exceed the size limit ({})", self.size),
+            );
         }
         self.min_size = min;
         Ok(self)

@@ -377,8 +377,7 @@ mod tests {
     #[ignore]
     fn sentence_throughput() {
         let dir = chunklab_test_support::shared_path("golden/langchain/inputs");
-        let entries =
-            std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         let mut corpus = String::new();
         for entry in entries {
             corpus.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default());

@@ -9,7 +9,7 @@ use super::recursive::Recursive;
 use crate::chunk::{ChunkMeta, Span};
 use crate::chunker::Locator;
 use crate::document::ParsedDocument;
-use crate::error::{config_err, Error, Result};
+use crate::error::{config_err, param_err, Error, Result};
 use crate::sizer::{Measure, Sizer, MAX_DOCUMENT_BYTES};
 use crate::text::strip_span;
 use std::collections::HashMap;
@@ -36,7 +36,7 @@ impl StructureConfig {
     ) -> Result<Self> {
         validate(size, 0)?;
         if max_level == 0 {
-            return config_err("max-level must be at least 1");
+            return param_err("max_level", "must be at least 1");
         }
         Ok(Self {
             splitter: Recursive::new(sizer.clone(), size, 0)?,

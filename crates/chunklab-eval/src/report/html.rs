@@ -3,7 +3,7 @@
 //! tokens of the top k) with the Pareto front highlighted, then the full table.
 
 use super::{human_bytes, markdown, ranked, sort_value};
-use crate::run::{BenchResult, Row};
+use crate::result::{BenchResult, Row};
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")

@@ -2,7 +2,7 @@
 //! `model`, `mode`, `k`, `metrics` (means; ratios in percent, `mrr`/`ndcg` in 0..1), `ci`
 //! (95% bootstrap interval of each mean), `std` and `cost`.
 
-use crate::run::BenchResult;
+use crate::result::BenchResult;
 use serde_json::{json, Map, Value};
 
 /// The result as a JSON value.

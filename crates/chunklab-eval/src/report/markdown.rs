@@ -1,7 +1,7 @@
 //! Markdown: a GitHub table ranked by the chosen metric, means with their 95% intervals.
 
 use super::{human_bytes, present_columns, ranked};
-use crate::run::BenchResult;
+use crate::result::BenchResult;
 
 /// Render the Markdown table ranked by `metric`.
 pub fn render(result: &BenchResult, metric: &str) -> String {

@@ -1,7 +1,7 @@
 //! The terminal table: one line per configuration, sorted by the chosen metric, best marked `*`.
 
 use super::{human_bytes, present_columns, ranked};
-use crate::run::BenchResult;
+use crate::result::BenchResult;
 
 /// Render the table ranked by `metric`.
 pub fn render(result: &BenchResult, metric: &str) -> String {

@@ -92,17 +92,9 @@ pub struct ChunkRecord {
 }
 
 impl ChunkRecord {
-    /// The text that was embedded: `context + "\n\n" + prefix + text`, like
-    /// [`chunklab_core::ChunkMeta::embed_text`].
+    /// The text that was embedded ([`chunklab_core::embedded_text`]).
     pub fn embed_text(&self) -> String {
-        let body = match &self.prefix {
-            Some(p) => format!("{p}{}", self.text),
-            None => self.text.clone(),
-        };
-        match &self.context {
-            Some(c) if !c.is_empty() => format!("{c}\n\n{body}"),
-            _ => body,
-        }
+        chunklab_core::embedded_text(self.context.as_deref(), self.prefix.as_deref(), &self.text)
     }
 }
 

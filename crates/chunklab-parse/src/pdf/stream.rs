@@ -99,7 +99,7 @@ mod tests {
     fn damaged_data_is_reported() {
         let mut enc = ZlibEncoder::new(Vec::new(), Compression::default());
         for i in 0..4000 {
-            write!(enc, "BT /F1 12 Tf ({i}) Tj ET\n").unwrap();
+            writeln!(enc, "BT /F1 12 Tf ({i}) Tj ET").unwrap();
         }
         let mut data = enc.finish().unwrap();
         let (whole, damage) = inflate(&data, 1 << 20).unwrap();

@@ -10,8 +10,11 @@ use std::path::{Path, PathBuf};
 /// One input to chunk, before it is read.
 #[derive(Debug, Clone)]
 pub enum Input {
+    /// Standard input (`-`).
     Stdin,
+    /// A file.
     File {
+        /// Where it is.
         path: PathBuf,
         /// Document id: the path relative to the directory it was found under, or as given.
         doc_id: String,
@@ -19,6 +22,16 @@ pub enum Input {
 }
 
 impl Input {
+    /// A file named as given (its path is its document id).
+    pub fn file(path: impl Into<PathBuf>) -> Input {
+        let path = path.into();
+        Input::File {
+            doc_id: path.to_string_lossy().into_owned(),
+            path,
+        }
+    }
+
+    /// The document id: the path relative to the walked directory, or as given.
     pub fn doc_id(&self) -> &str {
         match self {
             Input::Stdin => "stdin",
@@ -32,6 +45,7 @@ impl Input {
             Input::File { path, .. } => path,
         }
     }
+    /// The display name: the path, or `-`.
     pub fn source(&self) -> String {
         match self {
             Input::Stdin => "-".to_string(),
@@ -47,6 +61,7 @@ pub struct Filters {
 }
 
 impl Filters {
+    /// Compile the include and exclude globs.
     pub fn new(include: &[String], exclude: &[String]) -> Result<Self> {
         let build = |globs: &[String]| -> Result<Option<GlobSet>> {
             if globs.is_empty() {
@@ -126,6 +141,7 @@ pub struct Decoding {
 }
 
 impl Decoding {
+    /// Check the encoding label.
     pub fn new(encoding: Option<&str>, lossy: bool) -> Result<Self> {
         let encoding = match encoding {
             None => None,
@@ -142,11 +158,14 @@ impl Decoding {
 /// The text of one document: borrowed from a memory map when the file is valid UTF-8, owned
 /// when it had to be decoded.
 pub enum Text {
+    /// A valid UTF-8 file map, from the byte after its BOM.
     Mapped(memmap2::Mmap, usize),
+    /// Decoded text.
     Owned(String),
 }
 
 impl Text {
+    /// The text.
     pub fn as_str(&self) -> &str {
         match self {
             // Validated as UTF-8 (from the BOM offset on) in `load`.
@@ -169,11 +188,14 @@ const BINARY_SNIFF: usize = 8192;
 
 /// The undecoded bytes of one input: memory-mapped for files, read for stdin.
 pub enum Raw {
+    /// A mapped file.
     Mapped(memmap2::Mmap),
+    /// Read bytes (stdin, empty files).
     Owned(Vec<u8>),
 }
 
 impl Raw {
+    /// The bytes.
     pub fn bytes(&self) -> &[u8] {
         match self {
             Raw::Mapped(m) => m,

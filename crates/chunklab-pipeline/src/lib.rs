@@ -1,0 +1,295 @@
+//! # chunklab-pipeline
+//!
+//! The one document pipeline of chunklab — read → detect → parse → chunk → (context) → embed →
+//! index — that every face calls: the `chunklab` CLI (`chunk`, `index`, `bench`), the lab
+//! (`chunklab-eval`), the server and the Python package. A face maps its own input (flags, a
+//! sweep TOML, a JSON body, keyword arguments) onto one typed [`PipelineConfig`] and calls
+//! [`Pipeline`]; it never re-implements a stage.
+//!
+//! ```
+//! use chunklab_pipeline::{Input, Pipeline, PipelineConfig};
+//! use chunklab_core::{ChunkConfig, Strategy};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join("besluit.md");
+//! std::fs::write(&path, "# Besluit\n\nDe raad besluit.\n\n## Artikel 1\n\nWindmolens op zee.\n").unwrap();
+//! let cfg = PipelineConfig {
+//!     chunking: ChunkConfig::new(Strategy::Headings, 200),
+//!     ..PipelineConfig::default()
+//! };
+//! let pipeline = Pipeline::new(cfg).unwrap();
+//! let input = Input::file(&path);
+//! let prepared = pipeline.prepare(&input, false).unwrap();
+//! let source = input.source();
+//! let doc = pipeline.process(&input, &source, &prepared).unwrap();
+//! assert_eq!(doc.chunks.len(), 2);
+//! assert_eq!(doc.chunks[1].meta.headings, ["Besluit", "Artikel 1"]);
+//! ```
+#![warn(missing_docs)]
+
+mod chunkers;
+mod config;
+pub mod context;
+pub mod input;
+mod late;
+pub mod reading;
+
+pub use chunkers::{build_chunker, late_options, load_model, sizer, LoadedModel, Models};
+pub use config::{ContextConfig, ContextKind, Fallback, LlmConfig, PipelineConfig, ReadingConfig};
+pub use context::{ContextStage, ContextTarget};
+pub use input::{Filters, Input, Skip};
+pub use late::{Late, LateStats};
+pub use reading::{parse, prepare, Prepared, Reading};
+
+use anyhow::{anyhow, Context as _, Result};
+use chunklab_core::{
+    chunk_document, chunk_parsed_document, Chunk, Chunker, Document, Sizer, Strategy, TextEmbedder,
+};
+use chunklab_embed::{CoreEmbedder, Embedder};
+use chunklab_index::{NewChunk, NewDocument, Settings};
+use chunklab_llm::spec::OpenOptions;
+use chunklab_llm::LlmClient;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Everything a run needs before reading any input, checked and loaded once: the chunker, the
+/// sizer, how inputs are read, the model, the language model, the context stage and late
+/// chunking.
+pub struct Pipeline {
+    /// The configuration it was built from.
+    pub config: PipelineConfig,
+    /// The strategy.
+    pub chunker: Box<dyn Chunker>,
+    /// The size unit.
+    pub sizer: Arc<dyn Sizer>,
+    /// The unit's name (`chars`, `words`, `cl100k`, a tokenizer path).
+    pub unit_name: String,
+    /// How inputs are read.
+    pub reading: Reading,
+    /// Include/exclude filters for directory walks.
+    pub filters: Filters,
+    /// The embedding model, loaded when `model` is given.
+    pub model: Option<Arc<dyn Embedder>>,
+    /// The language model, opened when `llm.spec` is given.
+    pub llm: Option<Arc<LlmClient>>,
+    /// Contextual retrieval.
+    pub context: Option<ContextStage>,
+    /// Late chunking's vectors (`strategy = late`).
+    pub late: Option<Late>,
+}
+
+/// One document through the pipeline: its chunks (borrowing the prepared text), with contexts,
+/// late-chunking vectors when the strategy is `late`, and warnings.
+pub struct Processed<'a> {
+    /// The chunks, in document order.
+    pub chunks: Vec<Chunk<'a>>,
+    /// `strategy = late`: one vector per chunk.
+    pub vectors: Option<Vec<Vec<f32>>>,
+    /// Parser and context warnings.
+    pub warnings: Vec<String>,
+    /// Bytes of document text.
+    pub bytes: usize,
+}
+
+impl Pipeline {
+    /// Check every option and load what the configuration names (model, language model).
+    pub fn new(config: PipelineConfig) -> Result<Pipeline> {
+        let cfg = &config.chunking;
+        cfg.validate()?;
+        let loaded = config
+            .model
+            .as_deref()
+            .map(|spec| load_model(spec, config.fetch))
+            .transpose()?;
+        let sizer = sizer(
+            cfg,
+            loaded.as_ref().map(|m| {
+                (
+                    config.model.as_deref().unwrap_or_default(),
+                    m.dir.as_deref(),
+                )
+            }),
+        )?;
+        let unit_name = sizer.name().to_string();
+        let model = loaded.map(|m| m.model);
+        let llm = open_llm(&config.llm, config.fetch)?;
+        let text_embedder = model
+            .as_ref()
+            .map(|m| Arc::new(CoreEmbedder::new(m.clone())) as Arc<dyn TextEmbedder>);
+        let chunker = build_chunker(
+            cfg,
+            sizer.clone(),
+            Models {
+                embedder: model.as_ref(),
+                text_embedder,
+                llm: llm.as_ref(),
+            },
+        )?;
+        let context = config
+            .context
+            .as_ref()
+            .map(|c| ContextStage::new(c, llm.clone(), sizer.clone(), cfg.size))
+            .transpose()?;
+        let late = match (cfg.strategy, &model) {
+            (Strategy::Late, Some(m)) => Some(Late {
+                model: m.clone(),
+                opts: late_options(cfg),
+                stats: LateStats::default(),
+            }),
+            _ => None,
+        };
+        Ok(Pipeline {
+            reading: Reading::new(&config.reading)?,
+            filters: Filters::new(&config.reading.include, &config.reading.exclude)?,
+            chunker,
+            sizer,
+            unit_name,
+            model,
+            llm,
+            context,
+            late,
+            config,
+        })
+    }
+
+    /// Expand paths (files, directories walked in a deterministic order, `-` for stdin) into
+    /// inputs, with the include/exclude filters.
+    pub fn collect(&self, paths: &[String]) -> Result<Vec<Input>> {
+        input::collect(paths, &self.filters)
+    }
+
+    /// Read and parse one input (`big`: a large text file is kept unparsed unless the strategy
+    /// needs structure).
+    pub fn prepare(&self, input: &Input, big: bool) -> Result<Prepared, Skip> {
+        prepare(input, self.chunker.needs_structure(), &self.reading, big)
+    }
+
+    /// Chunk a prepared input, give the chunks their contexts and (late chunking) vectors.
+    /// `source` is the input's display name ([`Input::source`]), borrowed by the chunks.
+    pub fn process<'a>(
+        &self,
+        input: &'a Input,
+        source: &'a str,
+        prepared: &'a Prepared,
+    ) -> Result<Processed<'a>, Skip> {
+        let fail = |e: anyhow::Error| Skip::Error(anyhow!("{source}: {e:#}"));
+        let mut chunks = match prepared {
+            Prepared::Parsed(doc, _) => {
+                chunk_parsed_document(input.doc_id(), source, doc, self.chunker.as_ref())
+            }
+            Prepared::Plain(text) => chunk_document(
+                &Document::new(input.doc_id(), source, text.as_str()),
+                self.chunker.as_ref(),
+            ),
+        }
+        .map_err(|e| fail(e.into()))?;
+        let text = prepared.text();
+        let mut warnings = prepared.warnings().to_vec();
+        if let Some(stage) = &self.context {
+            let title = prepared.title(input.doc_id());
+            warnings.extend(
+                stage
+                    .apply(text, title, &mut chunks)
+                    .map_err(|e| fail(e.context("context")))?,
+            );
+        }
+        let vectors = match &self.late {
+            Some(l) => Some(l.vectors(text, &chunks, source)?),
+            None => None,
+        };
+        Ok(Processed {
+            chunks,
+            vectors,
+            warnings,
+            bytes: text.len(),
+        })
+    }
+
+    /// The embedding model for indexing: the configuration's, or `default` loaded now.
+    pub fn index_model(&self, default: &str) -> Result<(String, Arc<dyn Embedder>)> {
+        match (&self.model, &self.config.model) {
+            (Some(m), Some(spec)) => Ok((spec.clone(), m.clone())),
+            _ => {
+                let m = load_model(default, self.config.fetch)
+                    .with_context(|| format!("embedding model {default}"))?;
+                Ok((default.to_string(), m.model))
+            }
+        }
+    }
+
+    /// The settings an index built by this pipeline records, for `model` (named `model_spec`).
+    pub fn index_settings(&self, model_spec: &str, model: &dyn Embedder) -> Settings {
+        let r = &self.config.reading;
+        Settings {
+            chunker: self.chunker.config(),
+            reading: format!(
+                "parser={} encoding={} lossy={}",
+                r.parser.as_deref().unwrap_or("auto"),
+                r.encoding.as_deref().unwrap_or("utf-8"),
+                r.lossy
+            ),
+            unit: self.unit_name.clone(),
+            tokenizer: self.config.chunking.tokenizer.clone(),
+            model: model_spec.to_string(),
+            dim: model.dim(),
+            model_max_tokens: model.max_tokens(),
+            lang: self.config.chunking.lang.code().to_string(),
+        }
+    }
+}
+
+/// A processed document as the index writes it (vectors filled in later, or from late
+/// chunking), with the texts to embed (empty when late chunking gave the vectors).
+pub fn index_document(
+    doc_id: &str,
+    source: &str,
+    hash: String,
+    text: &str,
+    acl: Vec<String>,
+    fields: BTreeMap<String, String>,
+    processed: Processed<'_>,
+) -> (NewDocument, Vec<String>) {
+    let Processed {
+        chunks, vectors, ..
+    } = processed;
+    let embed_texts = if vectors.is_some() {
+        Vec::new()
+    } else {
+        chunks.iter().map(|c| c.meta.embed_text(c.text)).collect()
+    };
+    let mut vectors = vectors.map(Vec::into_iter);
+    let new_chunks = chunks
+        .iter()
+        .map(|c| {
+            let v = vectors.as_mut().and_then(|v| v.next()).unwrap_or_default();
+            NewChunk::from_chunk(c, v)
+        })
+        .collect();
+    (
+        NewDocument {
+            doc_id: doc_id.to_string(),
+            source: source.to_string(),
+            hash,
+            text: text.to_string(),
+            acl,
+            fields,
+            chunks: new_chunks,
+        },
+        embed_texts,
+    )
+}
+
+/// Open the language model `cfg` names (fetching a missing known local model with `fetch`).
+pub fn open_llm(cfg: &LlmConfig, fetch: bool) -> Result<Option<Arc<LlmClient>>> {
+    let Some(spec) = &cfg.spec else {
+        return Ok(None);
+    };
+    let mut opts = OpenOptions {
+        fetch,
+        no_cache: cfg.no_cache,
+        ..OpenOptions::default()
+    };
+    opts.http.concurrency = cfg.concurrency.max(1);
+    let client = chunklab_llm::spec::open(spec, &opts).with_context(|| format!("llm {spec}"))?;
+    Ok(Some(Arc::new(client)))
+}

@@ -1,0 +1,132 @@
+//! Reading and parsing one input: bytes → decoded text (text formats) → parser chosen by name,
+//! extension and content → [`ParsedDocument`]. The lab reads its corpora through [`parse`] too.
+
+use crate::input::{self, Decoding, Input, Skip, Text};
+use crate::ReadingConfig;
+use anyhow::{anyhow, Result};
+use chunklab_core::document::ParsedDocument;
+use chunklab_parse::detect::{is_binary_format, parser_by_name, parser_for, SNIFF_BYTES};
+use chunklab_parse::{Limits, ParseError, Parser};
+use std::path::Path;
+
+/// How inputs are read: decoding of text formats, parser override, parser limits.
+pub struct Reading {
+    /// Encoding and lossy decoding of text formats.
+    pub decoding: Decoding,
+    /// `--parser`: one parser for every input.
+    pub parser: Option<String>,
+    /// Bounds on decompressed size, zip entries and nesting.
+    pub limits: Limits,
+}
+
+impl Reading {
+    /// Check `cfg` and build the reading it describes.
+    pub fn new(cfg: &ReadingConfig) -> Result<Reading> {
+        if let Some(name) = &cfg.parser {
+            if parser_by_name(name).is_none() {
+                return Err(chunklab_core::Error::Param {
+                    param: "parser",
+                    message: format!(
+                        "`{name}` is unknown; known: {}, or a language (rust, python, javascript, typescript, go, java)",
+                        chunklab_parse::detect::PARSER_NAMES.join(", ")
+                    ),
+                }
+                .into());
+            }
+        }
+        Ok(Reading {
+            decoding: Decoding::new(cfg.encoding.as_deref(), cfg.lossy)?,
+            parser: cfg.parser.clone(),
+            limits: Limits::default(),
+        })
+    }
+}
+
+/// An input ready to chunk: parsed, or (a big text file for a strategy that does not need
+/// structure) its text as is, so memory stays bounded by the file map.
+pub enum Prepared {
+    /// The parsed document and the parser's warnings.
+    Parsed(ParsedDocument, Vec<String>),
+    /// The text, unparsed.
+    Plain(Text),
+}
+
+impl Prepared {
+    /// The text every offset refers to.
+    pub fn text(&self) -> &str {
+        match self {
+            Prepared::Parsed(doc, _) => &doc.text,
+            Prepared::Plain(t) => t.as_str(),
+        }
+    }
+
+    /// The document's title: its `title` metadata, or `fallback` (the document id).
+    pub fn title<'a>(&'a self, fallback: &'a str) -> &'a str {
+        match self {
+            Prepared::Parsed(doc, _) => doc
+                .metadata
+                .get("title")
+                .map(String::as_str)
+                .filter(|t| !t.trim().is_empty())
+                .unwrap_or(fallback),
+            Prepared::Plain(_) => fallback,
+        }
+    }
+
+    /// The parser's warnings.
+    pub fn warnings(&self) -> &[String] {
+        match self {
+            Prepared::Parsed(_, w) => w,
+            Prepared::Plain(_) => &[],
+        }
+    }
+}
+
+/// Parse `bytes` (the file at `path`) with the parser `parser` names, or the one its extension
+/// and first bytes call for.
+pub fn parse(
+    path: &Path,
+    bytes: &[u8],
+    parser: Option<&str>,
+    limits: &Limits,
+) -> Result<ParsedDocument, ParseError> {
+    chooser(path, bytes, parser).parse(bytes, path, limits)
+}
+
+fn chooser(path: &Path, bytes: &[u8], parser: Option<&str>) -> Box<dyn Parser> {
+    parser
+        .and_then(parser_by_name)
+        .unwrap_or_else(|| parser_for(path, &bytes[..bytes.len().min(SNIFF_BYTES)]))
+}
+
+/// Read an input and parse it. Text formats are decoded first (encodings, lossy, binary
+/// detection); PDF, DOCX and ODT get the raw bytes. A `big` text file is not parsed unless
+/// `needs_structure`.
+pub fn prepare(
+    input: &Input,
+    needs_structure: bool,
+    how: &Reading,
+    big: bool,
+) -> Result<Prepared, Skip> {
+    let name = input.source();
+    let raw = input::read(input)?;
+    let bytes = raw.bytes();
+    let parser = chooser(input.path(), bytes, how.parser.as_deref());
+    let parse = |bytes: &[u8]| {
+        parser
+            .parse(bytes, input.path(), &how.limits)
+            .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))
+    };
+    if is_binary_format(parser.name()) {
+        let mut doc = parse(bytes)?;
+        let warnings = std::mem::take(&mut doc.warnings);
+        return Ok(Prepared::Parsed(doc, warnings));
+    }
+    let text = input::decode(&name, raw, &how.decoding)?;
+    if big && !needs_structure {
+        return Ok(Prepared::Plain(text));
+    }
+    let mut doc = parse(text.as_str().as_bytes())?;
+    let warnings = std::mem::take(&mut doc.warnings);
+    Ok(Prepared::Parsed(doc, warnings))
+}
