@@ -19,7 +19,7 @@
 
 use crate::error::{Error, Result};
 use crate::lang::Lang;
-use crate::strategies::{catalog, Breakpoint, Compat, KeepSeparator};
+use crate::strategies::catalog::catalog;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -50,6 +50,83 @@ macro_rules! named_enum {
             }
         }
     };
+}
+
+/// Output compatibility mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compat {
+    /// chunklab semantics: exact spans, real-count size guarantee.
+    #[default]
+    Native,
+    /// Reproduce LangChain's splitters' chunk texts (`RecursiveCharacterTextSplitter`,
+    /// `TokenTextSplitter`).
+    LangChain,
+}
+
+/// Where a separator that a recursive split cuts at goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeepSeparator {
+    /// Attached to the start of the following piece (LangChain's `keep_separator=True`/`"start"`).
+    #[default]
+    Start,
+    /// Attached to the end of the preceding piece (`keep_separator="end"`).
+    End,
+    /// Dropped from the pieces (`keep_separator=False`); LangChain then re-joins pieces with the
+    /// separator, chunklab keeps the original text between them.
+    Drop,
+}
+
+/// How distances between neighbouring sentences become breakpoints (LangChain's
+/// `SemanticChunker` `breakpoint_threshold_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Breakpoint {
+    /// Distances above the `amount`-th percentile.
+    #[default]
+    Percentile,
+    /// Distances above mean + `amount` standard deviations.
+    StdDev,
+    /// Distances above mean + `amount` interquartile ranges.
+    Interquartile,
+    /// Distances whose gradient is above its `amount`-th percentile.
+    Gradient,
+}
+
+impl Breakpoint {
+    /// The name used on the command line and in the config.
+    pub fn name(self) -> &'static str {
+        match self {
+            Breakpoint::Percentile => "percentile",
+            Breakpoint::StdDev => "stddev",
+            Breakpoint::Interquartile => "interquartile",
+            Breakpoint::Gradient => "gradient",
+        }
+    }
+
+    /// LangChain's default amount: 95, 3, 1.5, 95.
+    pub fn default_amount(self) -> f64 {
+        match self {
+            Breakpoint::Percentile | Breakpoint::Gradient => 95.0,
+            Breakpoint::StdDev => 3.0,
+            Breakpoint::Interquartile => 1.5,
+        }
+    }
+}
+
+impl FromStr for Breakpoint {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Ok(match s {
+            "percentile" => Breakpoint::Percentile,
+            "stddev" | "standard_deviation" | "standard-deviation" => Breakpoint::StdDev,
+            "interquartile" => Breakpoint::Interquartile,
+            "gradient" => Breakpoint::Gradient,
+            other => {
+                return Err(format!(
+                    "unknown breakpoint `{other}` (percentile, stddev, interquartile, gradient)"
+                ))
+            }
+        })
+    }
 }
 
 /// A chunking strategy (one file each under [`crate::strategies`]; `late` and `llm` are built

@@ -34,6 +34,7 @@
 mod besluit;
 mod brief;
 mod council;
+mod kinds;
 mod motie;
 mod plan;
 mod prng;
@@ -120,6 +121,6 @@ fn document(plan: &Plan, i: usize) -> Document {
     Document {
         id: plan.id(i),
         name: plan.file_name(i),
-        text: render::render(plan, i).text,
+        text: kinds::render(plan, i).text,
     }
 }

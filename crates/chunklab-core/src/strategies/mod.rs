@@ -2,7 +2,7 @@
 //! [`ChunkConfig`](crate::config::ChunkConfig) into a boxed [`Chunker`]. [`catalog`] describes
 //! every strategy and the configuration keys it takes.
 
-mod catalog;
+pub(crate) mod catalog;
 mod cluster;
 mod code;
 mod elements;
@@ -28,10 +28,12 @@ pub use headings::Headings;
 pub use hierarchical::Hierarchical;
 pub use paragraph::Paragraph;
 pub use recursive::{Recursive, LANGCHAIN_SEPARATORS};
-pub use semantic::{Breakpoint, Semantic};
+pub use semantic::Semantic;
 pub use sentence::Sentence;
 pub use sliding::Sliding;
 
+/// The configuration enums, where strategies take them from.
+pub use crate::config::{Breakpoint, Compat, KeepSeparator};
 pub use catalog::{catalog, ParamInfo, StrategyInfo};
 
 use crate::chunker::Chunker;
@@ -40,30 +42,6 @@ use crate::error::{config_err, Error, Result};
 use crate::sizer::Sizer;
 use crate::text_embedder::TextEmbedder;
 use std::sync::Arc;
-
-/// Output compatibility mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Compat {
-    /// chunklab semantics: exact spans, real-count size guarantee.
-    #[default]
-    Native,
-    /// Reproduce LangChain's splitters' chunk texts (`RecursiveCharacterTextSplitter`,
-    /// `TokenTextSplitter`).
-    LangChain,
-}
-
-/// Where a separator that a recursive split cuts at goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum KeepSeparator {
-    /// Attached to the start of the following piece (LangChain's `keep_separator=True`/`"start"`).
-    #[default]
-    Start,
-    /// Attached to the end of the preceding piece (`keep_separator="end"`).
-    End,
-    /// Dropped from the pieces (`keep_separator=False`); LangChain then re-joins pieces with the
-    /// separator, chunklab keeps the original text between them.
-    Drop,
-}
 
 /// Build the chunker `cfg` describes, measuring with `sizer`; `embedder` is the model of
 /// `semantic` and `cluster`. The configuration is validated first

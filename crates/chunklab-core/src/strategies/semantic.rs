@@ -21,6 +21,7 @@ use super::groups::{embed_all, may_end, units_of, BoundedEmitter, Unit};
 use super::Recursive;
 use crate::chunk::{ChunkMeta, Span};
 use crate::chunker::{Chunker, Locator};
+use crate::config::Breakpoint;
 use crate::document::ParsedDocument;
 use crate::error::{config_err, param_err, Error, Result};
 use crate::lang::Lang;
@@ -28,64 +29,10 @@ use crate::segment::sentences;
 use crate::sizer::{Measure, Sizer, MAX_DOCUMENT_BYTES};
 use crate::text::strip_span;
 use crate::text_embedder::{dot, TextEmbedder};
-use std::str::FromStr;
 use std::sync::Arc;
 
 /// Most sentences `buffer` may join on each side.
 pub const MAX_BUFFER: usize = 16;
-
-/// How distances between neighbouring sentences become breakpoints (LangChain's
-/// `SemanticChunker` `breakpoint_threshold_type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Breakpoint {
-    /// Distances above the `amount`-th percentile.
-    #[default]
-    Percentile,
-    /// Distances above mean + `amount` standard deviations.
-    StdDev,
-    /// Distances above mean + `amount` interquartile ranges.
-    Interquartile,
-    /// Distances whose gradient is above its `amount`-th percentile.
-    Gradient,
-}
-
-impl Breakpoint {
-    /// The name used on the command line and in the config.
-    pub fn name(self) -> &'static str {
-        match self {
-            Breakpoint::Percentile => "percentile",
-            Breakpoint::StdDev => "stddev",
-            Breakpoint::Interquartile => "interquartile",
-            Breakpoint::Gradient => "gradient",
-        }
-    }
-
-    /// LangChain's default amount: 95, 3, 1.5, 95.
-    pub fn default_amount(self) -> f64 {
-        match self {
-            Breakpoint::Percentile | Breakpoint::Gradient => 95.0,
-            Breakpoint::StdDev => 3.0,
-            Breakpoint::Interquartile => 1.5,
-        }
-    }
-}
-
-impl FromStr for Breakpoint {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        Ok(match s {
-            "percentile" => Breakpoint::Percentile,
-            "stddev" | "standard_deviation" | "standard-deviation" => Breakpoint::StdDev,
-            "interquartile" => Breakpoint::Interquartile,
-            "gradient" => Breakpoint::Gradient,
-            other => {
-                return Err(format!(
-                    "unknown breakpoint `{other}` (percentile, stddev, interquartile, gradient)"
-                ))
-            }
-        })
-    }
-}
 
 /// Semantic splitting at a size limit.
 ///

@@ -3,9 +3,10 @@
 //! amounts in letters. Only the documents a question points into are rendered (for exact spans);
 //! the rest of the archive is never built.
 
+use super::kinds::render;
 use super::plan::{party, stream, Facts, Kind, Plan, REFERENCE_YEARS};
 use super::prng::Rng;
-use super::render::{render, PassageKind, Rendered};
+use super::render::{PassageKind, Rendered};
 use super::topics::{topic_index, TOPICS};
 use super::vocab::date;
 use super::writer::Format;

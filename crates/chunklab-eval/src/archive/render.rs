@@ -1,12 +1,11 @@
 //! Turns one document's facts into its text, recording the passages queries can point at.
 
-use super::plan::{stream, Kind, Plan};
+use super::plan::Plan;
 use super::prng::Rng;
 use super::prose::{self, Ctx};
 use super::topics::TOPICS;
 use super::vocab;
 use super::writer::Writer;
-use super::{besluit, brief, motie, verordening, voorstel};
 
 /// What a recorded passage holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,27 +64,6 @@ impl Job<'_> {
             start,
             end: w.content_end(),
         });
-    }
-}
-
-/// Render document `index` of the plan.
-pub fn render(plan: &Plan, index: usize) -> Rendered {
-    let mut job = Job {
-        plan,
-        index,
-        rng: Rng::derive(plan.seed, stream::RENDER, index as u64),
-        passages: Vec::new(),
-    };
-    let text = match plan.docs[index].kind {
-        Kind::Motie => motie::render(&mut job),
-        Kind::Raadsbesluit => besluit::render(&mut job),
-        Kind::Collegebrief => brief::render(&mut job),
-        Kind::Raadsvoorstel => voorstel::render(&mut job),
-        Kind::Verordening => verordening::render(&mut job),
-    };
-    Rendered {
-        text,
-        passages: job.passages,
     }
 }
 
