@@ -1,0 +1,104 @@
+//! One row of a benchmark: a [`ChunkSpec`], a model, a retrieval [`Mode`] and k.
+
+use super::spec::ChunkSpec;
+use serde::Serialize;
+
+/// How chunks are retrieved: a retriever of the index, optionally followed by a reranker over
+/// its top candidates (`+rerank`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mode {
+    /// Cosine similarity of query and chunk vectors.
+    Dense,
+    /// BM25 over the chunk texts.
+    Bm25,
+    /// Reciprocal-rank fusion of dense and BM25.
+    Hybrid,
+    /// Dense, then the reranker over the top candidates.
+    DenseRerank,
+    /// BM25, then the reranker.
+    Bm25Rerank,
+    /// Hybrid, then the reranker.
+    HybridRerank,
+}
+
+impl Mode {
+    /// Every mode, in report order.
+    pub const ALL: [Mode; 6] = [
+        Mode::Dense,
+        Mode::Bm25,
+        Mode::Hybrid,
+        Mode::DenseRerank,
+        Mode::Bm25Rerank,
+        Mode::HybridRerank,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Dense => "dense",
+            Mode::Bm25 => "bm25",
+            Mode::Hybrid => "hybrid",
+            Mode::DenseRerank => "dense+rerank",
+            Mode::Bm25Rerank => "bm25+rerank",
+            Mode::HybridRerank => "hybrid+rerank",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Mode, String> {
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Mode::ALL.iter().map(|m| m.name()).collect();
+                format!("unknown mode `{s}` ({})", names.join(", "))
+            })
+    }
+
+    /// The index's retriever.
+    pub fn retriever(self) -> chunklab_index::Mode {
+        match self {
+            Mode::Dense | Mode::DenseRerank => chunklab_index::Mode::Dense,
+            Mode::Bm25 | Mode::Bm25Rerank => chunklab_index::Mode::Bm25,
+            Mode::Hybrid | Mode::HybridRerank => chunklab_index::Mode::Hybrid,
+        }
+    }
+
+    /// Whether a reranker reorders the retrieved candidates.
+    pub fn rerank(self) -> bool {
+        matches!(
+            self,
+            Mode::DenseRerank | Mode::Bm25Rerank | Mode::HybridRerank
+        )
+    }
+
+    /// Whether the mode needs chunk vectors.
+    pub fn dense(self) -> bool {
+        self.retriever() != chunklab_index::Mode::Bm25
+    }
+
+    /// Whether the mode searches BM25.
+    pub fn bm25(self) -> bool {
+        self.retriever() != chunklab_index::Mode::Dense
+    }
+}
+
+impl Serialize for Mode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// One row of a benchmark.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Config {
+    /// Shown in tables (defaults to [`ChunkSpec::label`]).
+    pub label: String,
+    pub chunk: ChunkSpec,
+    /// Embedding model (`minilm`, `e5-small`, a directory).
+    pub model: String,
+    pub mode: Mode,
+    /// Chunks retrieved per query.
+    pub k: usize,
+    /// Reranker of the `+rerank` modes: `maxsim` over the configuration's model (the default)
+    /// or a cross-encoder directory.
+    pub reranker: Option<String>,
+}
