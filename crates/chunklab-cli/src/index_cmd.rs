@@ -234,6 +234,8 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
         None => eprintln!("{msg}"),
     };
     let (mut added, mut updated, mut chunks_total) = (0usize, 0usize, 0usize);
+    let (mut truncated, mut embedded) = (0usize, 0usize);
+    let window = model.token_capacity();
     let batch = a.commit_every.max(1);
     for group in todo.chunks(batch) {
         let chunked: Vec<Result<Chunked, Skip>> =
@@ -265,6 +267,13 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
             .iter()
             .flat_map(|(_, c)| c.embed_texts.iter().map(String::as_str))
             .collect();
+        // Chunks longer than the model's window lose their tail when embedded: counted and
+        // reported, never silent.
+        truncated += texts
+            .par_iter()
+            .filter(|t| model.token_spans(t).is_ok_and(|s| s.len() > window))
+            .count();
+        embedded += texts.len();
         let mut vectors = model
             .embed(&texts, Role::Passage)
             .with_context(|| format!("embedding with {model_spec}"))?
@@ -288,6 +297,11 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
             pb.inc(group.len() as u64);
             pb.set_message(format!("{chunks_total} chunks"));
         }
+    }
+    if truncated > 0 {
+        eprintln!(
+            "warning: {truncated} of {embedded} chunks are longer than {model_spec}'s {window}-token window and were truncated before embedding (their tails are only in BM25); chunk with --unit tokens --model {model_spec} or a smaller --size"
+        );
     }
     let stats = writer.finish()?;
     let _ = stats;

@@ -766,3 +766,40 @@ fn index_check_reports_damage_and_index_repairs_it() {
     assert!(stderr(&again).contains("repaired"), "{}", stderr(&again));
     ok(&["index", "--check", "--index", idx.to_str().unwrap()]);
 }
+
+#[test]
+fn chunks_longer_than_the_model_window_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = sample_corpus(dir.path());
+    let idx = dir.path().join("idx");
+    let out = run(&[
+        "index",
+        corpus.to_str().unwrap(),
+        "--index",
+        idx.to_str().unwrap(),
+        "--strategy",
+        "recursive",
+        "--size",
+        "4000",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("truncated before embedding") && err.contains("minilm"),
+        "{err}"
+    );
+    // Chunks sized in the model's own tokens fit its window: no warning.
+    let idx2 = dir.path().join("idx2");
+    let out = run(&[
+        "index",
+        corpus.to_str().unwrap(),
+        "--index",
+        idx2.to_str().unwrap(),
+        "--model",
+        "minilm",
+        "--size",
+        "200",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("truncated"), "{}", stderr(&out));
+}

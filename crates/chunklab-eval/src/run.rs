@@ -389,6 +389,17 @@ impl<'a> Resources<'a> {
             vectors = Some(vecs);
         }
 
+        if truncated > 0 {
+            notes.push(format!(
+                "{label}: {truncated} of {} chunks are longer than the model's window and were truncated before embedding",
+                chunks.len()
+            ));
+            progress.note(&format!(
+                "warning: {label}: {truncated} of {} chunks truncated before embedding (longer than the model's window)",
+                chunks.len()
+            ));
+        }
+
         // The index: the same chunklab-index users build with `chunklab index`.
         progress.start(
             &format!("{step} indexing {} chunks: {label}", chunks.len()),
