@@ -218,17 +218,27 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
         }
     }
 
+    // Progress counts the slow unit: bytes of documents chunked and embedded (the bar and its
+    // ETA), with chunks embedded and their rate in the message; without a terminal, one line per
+    // committed batch (at most every 2 s).
     let show = !a.quiet && std::io::stderr().is_terminal();
+    let todo_bytes: u64 = todo
+        .iter()
+        .map(|t| std::fs::metadata(t.input.path()).map_or(0, |m| m.len()))
+        .sum();
     let progress = show.then(|| {
-        let pb = indicatif::ProgressBar::new(todo.len() as u64);
+        let pb = indicatif::ProgressBar::new(todo_bytes.max(1));
         pb.set_style(
             indicatif::ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} docs {msg} [{elapsed_precise}, eta {eta}]",
+                "{bar:30} {percent}% {msg} [{elapsed_precise}, eta {eta}]",
             )
             .expect("valid template"),
         );
         pb
     });
+    let embed_started = Instant::now();
+    let (mut docs_done, mut bytes_done) = (0usize, 0u64);
+    let mut last_line = Instant::now();
     let warn = |msg: String| match &progress {
         Some(pb) => pb.println(msg),
         None => eprintln!("{msg}"),
@@ -274,6 +284,13 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
             .filter(|t| model.token_spans(t).is_ok_and(|s| s.len() > window))
             .count();
         embedded += texts.len();
+        if let Some(pb) = &progress {
+            pb.set_message(format!(
+                "{docs_done}/{} docs, embedding {} more chunks",
+                todo.len(),
+                texts.len()
+            ));
+        }
         let mut vectors = model
             .embed(&texts, Role::Passage)
             .with_context(|| format!("embedding with {model_spec}"))?
@@ -293,9 +310,35 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
             }
         }
         writer.commit()?;
-        if let Some(pb) = &progress {
-            pb.inc(group.len() as u64);
-            pb.set_message(format!("{chunks_total} chunks"));
+        docs_done += group.len();
+        let group_bytes: u64 = group
+            .iter()
+            .map(|t| std::fs::metadata(t.input.path()).map_or(0, |m| m.len()))
+            .sum();
+        bytes_done += group_bytes;
+        let secs = embed_started.elapsed().as_secs_f64().max(1e-9);
+        let rate = chunks_total as f64 / secs;
+        let line = format!(
+            "{docs_done}/{} docs, {chunks_total} chunks embedded ({rate:.1} chunks/s)",
+            todo.len()
+        );
+        match &progress {
+            Some(pb) => {
+                pb.set_position(bytes_done);
+                pb.set_message(line);
+            }
+            None if !a.quiet
+                && (last_line.elapsed().as_secs_f64() >= 2.0 || docs_done == todo.len()) =>
+            {
+                let eta = if bytes_done > 0 {
+                    secs * (todo_bytes.saturating_sub(bytes_done)) as f64 / bytes_done as f64
+                } else {
+                    0.0
+                };
+                eprintln!("progress: {line}, eta {eta:.0} s");
+                last_line = Instant::now();
+            }
+            None => {}
         }
     }
     if truncated > 0 {

@@ -788,6 +788,11 @@ fn chunks_longer_than_the_model_window_are_reported() {
         err.contains("truncated before embedding") && err.contains("minilm"),
         "{err}"
     );
+    // Without a terminal, progress is printed as lines counting chunks embedded, with a rate.
+    assert!(
+        err.contains("progress: ") && err.contains("chunks embedded") && err.contains("chunks/s"),
+        "{err}"
+    );
     // Chunks sized in the model's own tokens fit its window: no warning.
     let idx2 = dir.path().join("idx2");
     let out = run(&[
