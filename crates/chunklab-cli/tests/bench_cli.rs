@@ -379,3 +379,20 @@ fn llm_context_configuration_with_the_local_model() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_bm25_only_sweep_refuses_a_model_that_does_not_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let (args, _) = sweep_args(
+        dir.path(),
+        "modes = [\"bm25\"]\nunit = \"chars\"\nmodels = [\"nope-model\"]\n[[config]]\nstrategy = \"paragraph\"\nsize = 200\n",
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = chunklab(&args, &dir.path().join("cache"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("model `nope-model` is no known model"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -132,11 +132,33 @@ struct RawQuery {
 /// document and not be empty, and each query needs a relevant document or span. Blank lines
 /// are allowed. All problems are reported together, each with its line number.
 pub fn load_queries(path: &Path, docs: &[Document]) -> Result<Vec<Query>> {
-    let text = std::fs::read_to_string(path).map_err(io_err(path))?;
-    parse_queries(&text, docs).map_err(|problems| Error::Invalid {
+    let bytes = std::fs::read(path).map_err(io_err(path))?;
+    let invalid = |problems| Error::Invalid {
         path: path.to_path_buf(),
         problems,
-    })
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            // Name the line and byte of the first invalid byte.
+            let at = e.utf8_error().valid_up_to();
+            let before = &e.as_bytes()[..at];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let col = at
+                - before
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |p| p + 1);
+            return Err(invalid(vec![(
+                line,
+                format!(
+                    "not valid UTF-8 at byte {at} (byte {} of the line)",
+                    col + 1
+                ),
+            )]));
+        }
+    };
+    parse_queries(&text, docs).map_err(invalid)
 }
 
 /// [`load_queries`] on the file's text; problems as `(line, message)`.
@@ -151,6 +173,8 @@ pub fn parse_queries(
     let mut problems = Vec::new();
     let mut seen = HashSet::new();
     let mut out = Vec::new();
+    // A byte-order mark (as Windows editors write one) is not part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         if line.trim().is_empty() {
@@ -278,6 +302,26 @@ mod tests {
         assert_eq!(q.len(), 3);
         assert_eq!(q[1].id, "2");
         assert_eq!(q[2].id, "line-4");
+    }
+
+    #[test]
+    fn a_byte_order_mark_and_invalid_utf8_are_handled_with_their_line() {
+        let line = r#"{"id": "q1", "query": "x", "relevant_docs": ["a.md"]}"#;
+        let q = parse_queries(&format!("\u{feff}{line}\n"), &docs()).unwrap();
+        assert_eq!(q[0].id, "q1");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("q.jsonl");
+        let mut bytes = format!("{line}\n{line}\n").into_bytes();
+        let at = bytes.len() - 5;
+        bytes[at] = 0xff;
+        std::fs::write(&path, bytes).unwrap();
+        match load_queries(&path, &docs()) {
+            Err(Error::Invalid { problems, .. }) => {
+                assert_eq!(problems[0].0, 2, "{problems:?}");
+                assert!(problems[0].1.contains("not valid UTF-8"), "{problems:?}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

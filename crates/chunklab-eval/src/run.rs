@@ -189,6 +189,16 @@ impl<'a> Resources<'a> {
         let mut models: HashMap<String, Arc<dyn Embedder>> = HashMap::new();
         let mut query_vecs: HashMap<String, Vec<Arc<[f32]>>> = HashMap::new();
         for c in configs {
+            // A configuration that does not use its model (BM25 alone) still names a real one:
+            // a typo is an error, not silently ignored.
+            if !needs_model(c) && chunklab_embed::model_dir(&c.model, &opts.load).is_none() {
+                return Err(Error::Config(format!(
+                    "{}: model `{}` is no known model, model directory or hub snapshot (known: {})",
+                    c.label,
+                    c.model,
+                    chunklab_embed::registry::names()
+                )));
+            }
             if models.contains_key(&c.model) || !needs_model(c) {
                 continue;
             }

@@ -40,6 +40,8 @@ impl Filter {
     /// assert!(!f.is_empty());
     /// let err = Filter::parse(&["colour=red".into()], &[]).unwrap_err();
     /// assert!(err.to_string().contains("unknown filter field `colour`"));
+    /// let err = Filter::parse(&["page=abc".into()], &[]).unwrap_err();
+    /// assert!(err.to_string().contains("`page` is a number"));
     /// ```
     pub fn parse(specs: &[String], custom: &[String]) -> Result<Filter> {
         let mut by_field: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -61,6 +63,12 @@ impl Filter {
                 return Err(Error::BadFilter(format!(
                     "unknown filter field `{field}` in `{spec}`; known fields: {}",
                     known.join(", ")
+                )));
+            }
+            // Numeric fields take numbers: `page=abc` could never match and is an error.
+            if matches!(field, "page" | "level") && value.trim().parse::<u64>().is_err() {
+                return Err(Error::BadFilter(format!(
+                    "filter `{spec}`: `{field}` is a number (e.g. {field}=3), not `{value}`"
                 )));
             }
             by_field
