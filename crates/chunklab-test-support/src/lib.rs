@@ -8,7 +8,9 @@
 //! - the CLI runner: [`cli!`] (a [`Cli`] for the `chunklab` binary of the calling package's
 //!   integration tests) and the output readers [`stdout`], [`stderr`], [`json_lines`],
 //!   [`ok_json_lines`];
-//! - [`gen`]: proptest generators of text that stresses chunkers.
+//! - [`gen`]: proptest generators of text that stresses chunkers;
+//! - [`pg_url`]: a real PostgreSQL + pgvector server (`$CHUNKLAB_PG_URL`, or one started with
+//!   `scripts/pg-server.sh`).
 //!
 //! It depends on no chunklab crate, so every crate, `chunklab-core` included, can use it.
 
@@ -16,12 +18,14 @@
 
 mod cli;
 pub mod gen;
+mod pg;
 
 #[path = "../../chunklab-eval/src/shared_data.rs"]
 #[allow(dead_code)]
 mod shared_data;
 
 pub use cli::{json_lines, ok_json_lines, stderr, stdout, Cli};
+pub use pg::{pg_url, PG_URL_ENV};
 
 use std::path::PathBuf;
 
