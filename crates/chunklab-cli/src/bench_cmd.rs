@@ -2,11 +2,10 @@
 //! at what cost, in one table (plus JSON, CSV, Markdown and an HTML report).
 
 use anyhow::{bail, Context, Result};
-use chunklab_eval::archive::{self, ArchiveOptions};
-use chunklab_eval::dataset::Dataset;
+use chunklab_eval::archive;
+use chunklab_eval::bench::BenchRequest;
 use chunklab_eval::report;
-use chunklab_eval::run::{self, Progress, RunOptions};
-use chunklab_eval::sweep::{self, Config, DefaultSweep, Mode, SweepDefaults};
+use chunklab_eval::run::{self, Progress};
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -99,6 +98,18 @@ pub struct BenchArgs {
     pub quiet: bool,
 }
 
+/// Dataset notes on stderr, also with --quiet (what was loaded, what was skipped).
+struct NotesToStderr;
+
+impl Progress for NotesToStderr {
+    fn start(&self, _: &str, _: u64) {}
+    fn set(&self, _: u64) {}
+    fn finish(&self) {}
+    fn note(&self, msg: &str) {
+        eprintln!("{msg}");
+    }
+}
+
 /// Progress on stderr: bars on a terminal, one line per finished stage otherwise.
 struct CliProgress {
     quiet: bool,
@@ -147,122 +158,31 @@ impl Progress for CliProgress {
     }
 }
 
-/// The dataset the flags name, and which default sweep fits it.
-fn load_dataset(a: &BenchArgs) -> Result<(Dataset, DefaultSweep)> {
-    match (&a.corpus, &a.queries, a.dataset.as_deref()) {
-        (Some(_), _, Some(_)) => bail!("give either --corpus/--queries or --dataset, not both"),
-        (Some(c), Some(q), None) => {
-            let (ds, corpus) = chunklab_eval::io::load_dataset(c, q)?;
-            let labelled_spans = ds
-                .queries
-                .iter()
-                .filter(|q| !q.relevant_spans.is_empty())
-                .count();
-            eprintln!(
-                "{}: {} documents ({} files skipped), {} queries ({} with spans)",
-                c.display(),
-                ds.docs.len(),
-                corpus.skipped.len(),
-                ds.queries.len(),
-                labelled_spans
-            );
-            for (p, why) in &corpus.skipped {
-                eprintln!("  skipped {}: {why}", p.display());
-            }
-            Ok((ds, DefaultSweep::General))
-        }
-        (Some(_), None, None) => {
-            bail!("--corpus needs --queries (a JSONL file of labelled questions)")
-        }
-        (None, Some(_), _) => bail!("--queries needs --corpus"),
-        (None, None, None) | (None, None, Some("archive")) => {
-            if a.docs == 0 || a.docs > archive::REFERENCE_DOCS {
-                bail!("--docs must be between 1 and {}", archive::REFERENCE_DOCS);
-            }
-            let ds = archive::generate(&ArchiveOptions {
-                docs: a.docs,
-                seed: a.seed,
-            });
-            eprintln!(
-                "archive: {} generated documents (seed {}), {} queries",
-                ds.docs.len(),
-                a.seed,
-                ds.queries.len()
-            );
-            Ok((ds, DefaultSweep::General))
-        }
-        (None, None, Some("chroma")) => {
-            let dir = match &a.data_dir {
-                Some(dir) => dir.clone(),
-                None => chunklab_eval::shared_data::locate("datasets/chroma")?,
-            };
-            let ds = chunklab_eval::chroma::load(&dir)?;
-            eprintln!(
-                "chroma ({}): {} corpora, {} questions",
-                dir.display(),
-                ds.docs.len(),
-                ds.queries.len()
-            );
-            Ok((ds, DefaultSweep::Chroma))
-        }
-        (None, None, Some(other)) => bail!("unknown --dataset `{other}` (archive, chroma)"),
-    }
-}
-
-fn configs(a: &BenchArgs, which: DefaultSweep) -> Result<Vec<Config>> {
-    let chroma = which == DefaultSweep::Chroma;
-    let model = a
-        .model
-        .clone()
-        .unwrap_or_else(|| if chroma { "minilm" } else { "e5-small" }.into());
-    let k = a.k.unwrap_or(if chroma { 5 } else { 10 });
-    if k == 0 {
-        bail!("--k must be at least 1");
-    }
-    let mut configs = match &a.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let defaults = SweepDefaults { model, k };
-            sweep::parse_sweep(&text, &defaults).map_err(|problems| {
-                chunklab_eval::Error::Invalid {
-                    path: path.clone(),
-                    problems,
-                }
-            })?
-        }
-        None if a.sweep == "contextual" => {
-            let llm = a.llm.as_deref().unwrap_or("local:smollm2");
-            if chroma {
-                sweep::contextual_sweep(250, &[Mode::Dense], &model, k, llm)
-            } else {
-                sweep::contextual_sweep(512, &[Mode::Dense, Mode::Hybrid], &model, k, llm)
-            }
-        }
-        None => sweep::default_sweep(which, &model, k),
-    };
-    if let Some(llm) = &a.llm {
-        for c in &mut configs {
-            if c.chunk.context.as_deref() == Some("llm") {
-                c.chunk.llm = Some(llm.clone());
-            }
+impl BenchArgs {
+    /// The flags as the library's bench request.
+    fn request(&self) -> BenchRequest {
+        BenchRequest {
+            corpus: self.corpus.clone(),
+            queries: self.queries.clone(),
+            dataset: self.dataset.clone(),
+            data_dir: self.data_dir.clone(),
+            docs: self.docs,
+            seed: self.seed,
+            config: self.config.clone(),
+            config_text: None,
+            model: self.model.clone(),
+            k: self.k,
+            sweep: self.sweep.clone(),
+            llm: self.llm.clone(),
+            only_docs: self.only_docs.clone(),
+            modes: self.modes.clone(),
+            strategies: self.strategies.clone(),
+            cache_dir: self.cache_dir.clone(),
+            no_cache: self.no_cache,
+            fetch: self.fetch,
+            scratch_dir: self.scratch_dir.clone(),
         }
     }
-    if !a.modes.is_empty() {
-        let modes: Vec<Mode> = a
-            .modes
-            .iter()
-            .map(|m| Mode::parse(m).map_err(anyhow::Error::msg))
-            .collect::<Result<_>>()?;
-        configs.retain(|c| modes.contains(&c.mode));
-    }
-    if !a.strategies.is_empty() {
-        configs.retain(|c| a.strategies.contains(&c.chunk.strategy));
-    }
-    if configs.is_empty() {
-        bail!("no configuration left to run (check --modes / --strategies)");
-    }
-    Ok(configs)
 }
 
 pub fn run(a: BenchArgs) -> Result<ExitCode> {
@@ -273,43 +193,18 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
             bail!("unknown --metric `{m}` (known: {})", known.join(", "));
         }
     }
-    let (mut ds, which) = load_dataset(&a)?;
-    if !a.only_docs.is_empty() {
-        ds = ds.restrict(&a.only_docs).map_err(anyhow::Error::msg)?;
-        eprintln!(
-            "kept {} documents and the {} queries labelled inside them",
-            ds.docs.len(),
-            ds.queries.len()
-        );
-        if ds.queries.is_empty() {
-            bail!("--only-docs leaves no query to ask");
-        }
-    }
-    let configs = configs(&a, which)?;
-    let cache_dir = if a.no_cache {
-        None
-    } else {
-        Some(a.cache_dir.clone().unwrap_or_else(|| {
-            chunklab_embed::fetch::home_dir()
-                .join("cache")
-                .join("embeddings")
-        }))
-    };
+    let req = a.request();
+    // Dataset and configurations are checked before anything expensive runs.
+    let stderr_notes = NotesToStderr;
+    let (ds, which) = req.dataset(&stderr_notes)?;
+    let configs = req.configs(which)?;
     eprintln!("{} configurations", configs.len());
     let progress = CliProgress {
         quiet: a.quiet,
         tty: std::io::stderr().is_terminal(),
         state: Mutex::new(None),
     };
-    let opts = RunOptions {
-        cache_dir,
-        load: chunklab_embed::LoadOptions {
-            fetch: a.fetch,
-            home: None,
-        },
-        scratch_dir: a.scratch_dir.clone(),
-    };
-    let result = run::run(&ds, &configs, &opts, &progress)?;
+    let result = run::run(&ds, &configs, &req.run_options(), &progress)?;
     let metric = a
         .metric
         .clone()

@@ -2,15 +2,14 @@
 //! optional reranking (MaxSim over the index's model, or a cross-encoder directory), metadata
 //! filters inside the search, and result shaping; human-readable or `--json` output.
 
-use anyhow::{bail, Context, Result};
-use chunklab_embed::{Embedder, LoadOptions, Role};
-use chunklab_index::{bm25, Hit, Index, Mode, Query};
+use anyhow::{bail, Result};
+use chunklab_index::{bm25, Hit};
+use chunklab_pipeline::search::{SearchConfig, Searcher};
 use serde_json::json;
 use std::io::{IsTerminal, Write};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
@@ -76,19 +75,39 @@ pub struct SearchArgs {
     json: bool,
 }
 
+impl SearchArgs {
+    /// The flags as the pipeline's search configuration.
+    fn config(&self) -> Result<SearchConfig> {
+        let cfg = SearchConfig {
+            mode: self.mode.parse().map_err(anyhow::Error::msg)?,
+            k: self.k,
+            rerank: self.rerank.clone(),
+            rerank_top: self.rerank_top,
+            filter: self.filter.clone(),
+            docs: self.docs,
+            merge: self.merge,
+            small_to_big: self.small_to_big,
+            auto_merge: self.auto_merge,
+            merge_threshold: self.merge_threshold,
+            rrf_k: self.rrf_k,
+            bm25_weight: self.bm25_weight,
+            dense_weight: self.dense_weight,
+            exact: self.exact,
+        };
+        cfg.validate()
+            .map_err(|e| anyhow::anyhow!("--{} {}", e.param.replace('_', "-"), e.message))?;
+        Ok(cfg)
+    }
+}
+
 pub fn run(a: SearchArgs) -> Result<ExitCode> {
     let started = Instant::now();
-    let mode: Mode = a.mode.parse().map_err(anyhow::Error::msg)?;
+    let cfg = a.config()?;
     if a.query.trim().is_empty() {
         bail!("the query is empty");
     }
-    if a.small_to_big && a.auto_merge {
-        bail!("give --small-to-big or --auto-merge, not both");
-    }
-    if !(0.0..=1.0).contains(&a.merge_threshold) {
-        bail!("--merge-threshold must be between 0 and 1");
-    }
-    let index = Index::open(&a.index)?;
+    let searcher = Searcher::open(&a.index, a.fetch)?;
+    let index = searcher.index();
     let repairs = index.repairs();
     if repairs.bm25_rebuilt || repairs.vectors_added > 0 || repairs.vectors_removed > 0 {
         eprintln!(
@@ -96,8 +115,8 @@ pub fn run(a: SearchArgs) -> Result<ExitCode> {
             a.index.display()
         );
     }
-    let settings = index.settings().clone();
     if let Some(m) = &a.model {
+        let settings = index.settings();
         if *m != settings.model {
             bail!(
                 "--model {m}: the index {} was embedded with `{}`; a query embedded with another model cannot be compared with it (omit --model, or build an index with --model {m})",
@@ -109,67 +128,10 @@ pub fn run(a: SearchArgs) -> Result<ExitCode> {
     if (a.small_to_big || a.auto_merge) && !index.is_hierarchical() {
         bail!(
             "--small-to-big and --auto-merge need hierarchical chunks (with parent_id); this index was built with `{}`",
-            settings.chunker
+            index.settings().chunker
         );
     }
-    let filter = index.filter(&a.filter)?;
-    let needs_model = mode != Mode::Bm25 || a.rerank.as_deref() == Some("maxsim");
-    let model: Option<Arc<dyn Embedder>> = if needs_model {
-        let m: Arc<dyn Embedder> = chunklab_embed::load(
-            &settings.model,
-            &LoadOptions {
-                fetch: a.fetch,
-                home: None,
-            },
-        )
-        .with_context(|| format!("the index's embedding model {}", settings.model))?
-        .into();
-        if m.dim() != settings.dim {
-            bail!(
-                "model {} gives {}-dimensional vectors but the index holds {}-dimensional ones; rebuild the index",
-                settings.model,
-                m.dim(),
-                settings.dim
-            );
-        }
-        Some(m)
-    } else {
-        None
-    };
-    let vector = match (&model, mode) {
-        (Some(m), Mode::Dense | Mode::Hybrid) => {
-            let tokens = m.token_spans(&a.query)?.len();
-            if tokens > m.token_capacity() {
-                bail!(
-                    "the query has {tokens} tokens but the model {} reads at most {} per query; shorten it",
-                    settings.model,
-                    m.token_capacity()
-                );
-            }
-            Some(m.embed(&[a.query.as_str()], Role::Query)?.remove(0))
-        }
-        _ => None,
-    };
-    let reranker = match &a.rerank {
-        None => None,
-        Some(spec) => Some(chunklab_embed::RerankWith(
-            chunklab_embed::load_reranker(spec, model.clone())
-                .with_context(|| format!("--rerank {spec}"))?,
-        )),
-    };
-    let mut q = Query::new(&a.query, mode, a.k).with_filter(filter);
-    q.vector = vector.as_deref();
-    q.rrf_k = a.rrf_k;
-    q.bm25_weight = a.bm25_weight;
-    q.dense_weight = a.dense_weight;
-    q.rerank = reranker.as_ref().map(|r| r as &dyn chunklab_index::Rerank);
-    q.rerank_top = a.rerank_top;
-    q.exact = a.exact;
-    q.small_to_big = a.small_to_big;
-    q.auto_merge = a.auto_merge.then_some(a.merge_threshold);
-    q.merge = a.merge;
-    q.docs = a.docs;
-    let hits = index.search(&q)?;
+    let hits = searcher.search(&a.query, &cfg, None)?;
     let mut out = std::io::stdout().lock();
     if a.json {
         let results: Vec<serde_json::Value> = hits
@@ -209,7 +171,7 @@ pub fn run(a: SearchArgs) -> Result<ExitCode> {
             "{} results in {:.0} ms ({} mode{})",
             hits.len(),
             started.elapsed().as_secs_f64() * 1e3,
-            a.mode,
+            cfg.mode,
             if a.rerank.is_some() { ", reranked" } else { "" }
         );
     }

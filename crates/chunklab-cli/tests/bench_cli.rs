@@ -307,12 +307,8 @@ fn bad_input_is_reported_with_file_and_line() {
             "questions_df.csv:3: unknown corpus_id `zz`",
         ],
     );
-    expect_error(
-        &["--corpus", &corpus],
-        &cache,
-        &["--corpus needs --queries"],
-    );
-    expect_error(&["--dataset", "x"], &cache, &["unknown --dataset `x`"]);
+    expect_error(&["--corpus", &corpus], &cache, &["corpus needs queries"]);
+    expect_error(&["--dataset", "x"], &cache, &["unknown dataset `x`"]);
     expect_error(&["--metric", "f1"], &cache, &["unknown --metric `f1`"]);
 }
 

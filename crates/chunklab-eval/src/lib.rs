@@ -7,6 +7,7 @@
 //! ([`metrics`], [`token_metrics`], [`bootstrap`]) and cost. [`report`] renders the result.
 
 pub mod archive;
+pub mod bench;
 pub mod bootstrap;
 pub mod chroma;
 pub mod chunking;

@@ -98,6 +98,20 @@ impl Filter {
         Ok(Filter { clauses })
     }
 
+    /// Also require that a document's access groups include one of `groups` (ANDed with every
+    /// other clause, including an `acl=` filter the user gave): how a server confines a caller
+    /// to the groups its token holds. An empty `groups` lets nothing through.
+    ///
+    /// ```
+    /// use chunklab_index::filter::Filter;
+    /// let mut f = Filter::parse(&["acl=finance".into()], &[]).unwrap();
+    /// f.require_acl(vec!["legal".into()]);
+    /// assert!(!f.is_empty());
+    /// ```
+    pub fn require_acl(&mut self, groups: Vec<String>) {
+        self.clauses.push(Clause::Acl(groups));
+    }
+
     /// `true` when there is nothing to filter on.
     pub fn is_empty(&self) -> bool {
         self.clauses.is_empty()

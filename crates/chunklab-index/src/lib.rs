@@ -94,8 +94,9 @@ use std::sync::Arc;
 use store::{ChunkRecord, Store};
 use vectors::VectorIndex;
 
-/// Which retrievers a search uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which retrievers a search uses (`dense`, `bm25`, `hybrid` in text and serde).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Vector search with the query embedding.
     Dense,
@@ -103,6 +104,16 @@ pub enum Mode {
     Bm25,
     /// Both, fused with reciprocal rank fusion.
     Hybrid,
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Dense => "dense",
+            Mode::Bm25 => "bm25",
+            Mode::Hybrid => "hybrid",
+        })
+    }
 }
 
 impl std::str::FromStr for Mode {

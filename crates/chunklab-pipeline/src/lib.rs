@@ -33,6 +33,7 @@ pub mod context;
 pub mod input;
 mod late;
 pub mod reading;
+pub mod search;
 
 pub use chunkers::{build_chunker, late_options, load_model, sizer, LoadedModel, Models};
 pub use config::{ContextConfig, ContextKind, Fallback, LlmConfig, PipelineConfig, ReadingConfig};

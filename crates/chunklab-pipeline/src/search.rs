@@ -1,0 +1,315 @@
+//! Searching an index: one [`SearchConfig`] (the `chunklab search` flags as serde keys) and a
+//! [`Searcher`] that opens an index and its query model once and then answers any number of
+//! queries — what the CLI, the server and the Python package call.
+//!
+//! ```no_run
+//! use chunklab_pipeline::search::{SearchConfig, Searcher};
+//! let searcher = Searcher::open("idx".as_ref(), false).unwrap();
+//! searcher.load_model().unwrap(); // pay the model load now, not on the first query
+//! let cfg: SearchConfig = serde_json::from_str(r#"{"mode": "hybrid", "k": 5}"#).unwrap();
+//! for hit in searcher.search("windenergie", &cfg, None).unwrap() {
+//!     println!("{:.3} {} {}", hit.score, hit.source, hit.chunk_id);
+//! }
+//! ```
+
+use anyhow::{anyhow, bail, Context as _, Result};
+use chunklab_embed::{Embedder, LoadOptions, RerankWith, Role};
+use chunklab_index::{Hit, Index, Mode, Query};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// How to search; the keys are the `chunklab search` flags with `_` (`rerank_top`, `rrf_k` …) and
+/// the defaults are theirs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Retrievers: dense, bm25 or hybrid (RRF of both).
+    pub mode: Mode,
+    /// Number of results.
+    pub k: usize,
+    /// Rerank the top [`SearchConfig::rerank_top`] candidates: `maxsim` (late interaction over
+    /// the index's model) or a cross-encoder model directory.
+    pub rerank: Option<String>,
+    /// Candidates the reranker scores.
+    pub rerank_top: usize,
+    /// Metadata filters `FIELD=VALUE`, applied inside the search.
+    pub filter: Vec<String>,
+    /// One result per document (its best chunk).
+    pub docs: bool,
+    /// Merge overlapping or adjacent chunks of a document into one result.
+    pub merge: bool,
+    /// Hierarchical chunks: retrieve the small chunks, return their parents.
+    pub small_to_big: bool,
+    /// Hierarchical chunks: return a parent when enough of its children were retrieved.
+    pub auto_merge: bool,
+    /// Fraction of a parent's children that must be retrieved for `auto_merge`.
+    pub merge_threshold: f32,
+    /// RRF constant k.
+    pub rrf_k: f32,
+    /// Weight of BM25 in hybrid fusion.
+    pub bm25_weight: f32,
+    /// Weight of dense retrieval in hybrid fusion.
+    pub dense_weight: f32,
+    /// Exact vector search (a scan) instead of the HNSW graph.
+    pub exact: bool,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig {
+            mode: Mode::Hybrid,
+            k: 10,
+            rerank: None,
+            rerank_top: 50,
+            filter: Vec::new(),
+            docs: false,
+            merge: false,
+            small_to_big: false,
+            auto_merge: false,
+            merge_threshold: 0.5,
+            rrf_k: 60.0,
+            bm25_weight: 1.0,
+            dense_weight: 1.0,
+            exact: false,
+        }
+    }
+}
+
+/// A parameter of a [`SearchConfig`] that is out of range; `param` is the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{param}: {message}")]
+pub struct SearchParamError {
+    /// The key (`k`, `merge_threshold` …).
+    pub param: &'static str,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl SearchConfig {
+    /// Check the parameters that do not depend on the index.
+    pub fn validate(&self) -> std::result::Result<(), SearchParamError> {
+        let err = |param, message: &str| {
+            Err(SearchParamError {
+                param,
+                message: message.to_string(),
+            })
+        };
+        if self.k == 0 {
+            return err("k", "must be at least 1");
+        }
+        if self.small_to_big && self.auto_merge {
+            return err("auto_merge", "give small_to_big or auto_merge, not both");
+        }
+        if !(0.0..=1.0).contains(&self.merge_threshold) {
+            return err("merge_threshold", "must be between 0 and 1");
+        }
+        if !(self.rrf_k.is_finite() && self.rrf_k >= 0.0) {
+            return err("rrf_k", "must be a finite number ≥ 0");
+        }
+        for (param, w) in [
+            ("bm25_weight", self.bm25_weight),
+            ("dense_weight", self.dense_weight),
+        ] {
+            if !(w.is_finite() && w >= 0.0) {
+                return err(param, "must be a finite number ≥ 0");
+            }
+        }
+        if self.rerank.is_some() && self.rerank_top == 0 {
+            return err("rerank_top", "must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// An open index with its query model, loaded at most once and shared by every query (the
+/// model load is most of a cold `chunklab search`). `Send + Sync`: one searcher serves many
+/// threads.
+pub struct Searcher {
+    index: Index,
+    fetch: bool,
+    model: OnceLock<Arc<dyn Embedder>>,
+    loading: Mutex<()>,
+    cross_encoders: Mutex<HashMap<String, Arc<RerankWith>>>,
+}
+
+impl Searcher {
+    /// Open the index in `dir` (repairing in memory what an interrupted write left behind; see
+    /// [`Index::repairs`]). `fetch`: download the index's model when it is not installed.
+    pub fn open(dir: &Path, fetch: bool) -> Result<Searcher> {
+        let index = Index::open(dir)?;
+        Ok(Searcher::new(index, fetch))
+    }
+
+    /// A searcher over an index opened elsewhere.
+    pub fn new(index: Index, fetch: bool) -> Searcher {
+        Searcher {
+            index,
+            fetch,
+            model: OnceLock::new(),
+            loading: Mutex::new(()),
+            cross_encoders: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The index.
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// The index's embedding model, loaded on first use (and checked against the index's
+    /// dimension).
+    pub fn load_model(&self) -> Result<Arc<dyn Embedder>> {
+        if let Some(m) = self.model.get() {
+            return Ok(m.clone());
+        }
+        let _guard = self
+            .loading
+            .lock()
+            .map_err(|_| anyhow!("model load lock"))?;
+        if let Some(m) = self.model.get() {
+            return Ok(m.clone());
+        }
+        let settings = self.index.settings();
+        let m: Arc<dyn Embedder> = chunklab_embed::load(
+            &settings.model,
+            &LoadOptions {
+                fetch: self.fetch,
+                home: None,
+            },
+        )
+        .with_context(|| format!("the index's embedding model {}", settings.model))?
+        .into();
+        if m.dim() != settings.dim {
+            bail!(
+                "model {} gives {}-dimensional vectors but the index holds {}-dimensional ones; rebuild the index",
+                settings.model,
+                m.dim(),
+                settings.dim
+            );
+        }
+        Ok(self.model.get_or_init(|| m).clone())
+    }
+
+    /// Embed a query with the index's model, refusing one longer than the model reads.
+    pub fn embed_query(&self, query: &str) -> Result<Vec<f32>> {
+        let m = self.load_model()?;
+        let tokens = m.token_spans(query)?.len();
+        if tokens > m.token_capacity() {
+            bail!(
+                "the query has {tokens} tokens but the model {} reads at most {} per query; shorten it",
+                self.index.settings().model,
+                m.token_capacity()
+            );
+        }
+        Ok(m.embed(&[query], Role::Query)?.remove(0))
+    }
+
+    fn reranker(&self, spec: &str) -> Result<Arc<RerankWith>> {
+        if spec.trim().eq_ignore_ascii_case("maxsim") {
+            let r = chunklab_embed::load_reranker(spec, Some(self.load_model()?))
+                .with_context(|| format!("rerank {spec}"))?;
+            return Ok(Arc::new(RerankWith(r)));
+        }
+        let mut cache = self
+            .cross_encoders
+            .lock()
+            .map_err(|_| anyhow!("reranker cache lock"))?;
+        if let Some(r) = cache.get(spec) {
+            return Ok(r.clone());
+        }
+        let r = Arc::new(RerankWith(
+            chunklab_embed::load_reranker(spec, None).with_context(|| format!("rerank {spec}"))?,
+        ));
+        cache.insert(spec.to_string(), r.clone());
+        Ok(r)
+    }
+
+    /// Search. `acl`: when given, only chunks of documents whose access groups include one of
+    /// these are seen — enforced inside the candidate search, on top of `cfg.filter`.
+    pub fn search(
+        &self,
+        query: &str,
+        cfg: &SearchConfig,
+        acl: Option<&[String]>,
+    ) -> Result<Vec<Hit>> {
+        cfg.validate()?;
+        if query.trim().is_empty() {
+            bail!("the query is empty");
+        }
+        if (cfg.small_to_big || cfg.auto_merge) && !self.index.is_hierarchical() {
+            bail!(
+                "small_to_big and auto_merge need hierarchical chunks (with parent_id); this index was built with `{}`",
+                self.index.settings().chunker
+            );
+        }
+        let mut filter = self.index.filter(&cfg.filter)?;
+        if let Some(groups) = acl {
+            filter.require_acl(groups.to_vec());
+        }
+        let vector = match cfg.mode {
+            Mode::Dense | Mode::Hybrid => Some(self.embed_query(query)?),
+            Mode::Bm25 => None,
+        };
+        let reranker = cfg
+            .rerank
+            .as_deref()
+            .map(|s| self.reranker(s))
+            .transpose()?;
+        let mut q = Query::new(query, cfg.mode, cfg.k).with_filter(filter);
+        q.vector = vector.as_deref();
+        q.rrf_k = cfg.rrf_k;
+        q.bm25_weight = cfg.bm25_weight;
+        q.dense_weight = cfg.dense_weight;
+        q.rerank = reranker
+            .as_deref()
+            .map(|r| r as &dyn chunklab_index::Rerank);
+        q.rerank_top = cfg.rerank_top;
+        q.exact = cfg.exact;
+        q.small_to_big = cfg.small_to_big;
+        q.auto_merge = cfg.auto_merge.then_some(cfg.merge_threshold);
+        q.merge = cfg.merge;
+        q.docs = cfg.docs;
+        Ok(self.index.search(&q)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_from_json_uses_flag_names_and_defaults() {
+        let c: SearchConfig =
+            serde_json::from_str(r#"{"mode":"bm25","k":3,"filter":["acl=a"]}"#).unwrap();
+        assert_eq!(c.mode, Mode::Bm25);
+        assert_eq!(c.k, 3);
+        assert_eq!(c.rerank_top, 50);
+        let e = serde_json::from_str::<SearchConfig>(r#"{"topk":3}"#).unwrap_err();
+        assert!(e.to_string().contains("unknown field `topk`"), "{e}");
+        let e = serde_json::from_str::<SearchConfig>(r#"{"mode":"fuzzy"}"#).unwrap_err();
+        assert!(e.to_string().contains("fuzzy"), "{e}");
+    }
+
+    #[test]
+    fn validate_names_the_parameter() {
+        let bad = SearchConfig {
+            k: 0,
+            ..SearchConfig::default()
+        };
+        assert_eq!(bad.validate().unwrap_err().param, "k");
+        let bad = SearchConfig {
+            merge_threshold: 2.0,
+            ..SearchConfig::default()
+        };
+        assert_eq!(bad.validate().unwrap_err().param, "merge_threshold");
+        let bad = SearchConfig {
+            small_to_big: true,
+            auto_merge: true,
+            ..SearchConfig::default()
+        };
+        assert_eq!(bad.validate().unwrap_err().param, "auto_merge");
+        assert!(SearchConfig::default().validate().is_ok());
+    }
+}
