@@ -1,0 +1,138 @@
+"""LangChain integration: :class:`ChunklabTextSplitter`, a real
+``langchain_text_splitters.TextSplitter`` backed by the chunklab pipeline.
+
+Needs ``langchain-text-splitters`` (and ``langchain-core``): ``pip install chunklab[langchain]``.
+
+    >>> from chunklab.langchain import ChunklabTextSplitter
+    >>> splitter = ChunklabTextSplitter(strategy="recursive", chunk_size=512, chunk_overlap=64,
+    ...                                 unit="tokens", tokenizer="cl100k", add_start_index=True)
+    >>> docs = splitter.split_documents(loader.load())            # doctest: +SKIP
+
+``start_index`` is the chunk's exact offset (chunklab keeps the span it cut), also where the same
+text occurs more than once; LangChain's own ``add_start_index`` searches the text with
+``str.find`` and can point at another occurrence. ``compat="langchain"`` reproduces
+``RecursiveCharacterTextSplitter`` (strategy ``recursive``) and ``TokenTextSplitter``
+(strategy ``fixed``) chunk for chunk.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, List, Optional, Sequence, Union
+
+try:
+    from langchain_core.documents import Document
+    from langchain_text_splitters import TextSplitter
+except ImportError as e:  # pragma: no cover - exercised only without the optional package
+    raise ImportError(
+        "chunklab.langchain needs langchain-text-splitters: pip install 'chunklab[langchain]'"
+    ) from e
+
+from . import Chunker
+
+__all__ = ["ChunklabTextSplitter"]
+
+# tiktoken encoding names → chunklab tokenizer names.
+_ENCODINGS = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
+
+
+def _keep_separator(value: Union[bool, str, None]) -> Optional[str]:
+    """LangChain's ``keep_separator`` (True = "start", False = drop) as chunklab's."""
+    if value is None:
+        return None
+    if value is True:
+        return "start"
+    if value is False:
+        return "none"
+    return value
+
+
+class ChunklabTextSplitter(TextSplitter):
+    """A LangChain ``TextSplitter`` that cuts with chunklab.
+
+    Takes LangChain's names (``chunk_size``, ``chunk_overlap``, ``separators``,
+    ``is_separator_regex``, ``keep_separator``, ``encoding_name``, ``add_start_index``) and
+    every chunklab option (``strategy``, ``unit``, ``tokenizer``, ``compat``, ``max_level``,
+    ``title_prefix``, ... as in ``help(chunklab.chunk)``). ``chunk_size``/``chunk_overlap``
+    are ``size``/``overlap`` in ``unit`` (chars unless ``unit``/``tokenizer``/``encoding_name``
+    say tokens); unset, chunklab's defaults apply.
+
+    ``page_content`` is what chunklab embeds: the chunk text, after its prefix when
+    ``title_prefix`` is set. With ``add_start_index`` each document's metadata gets the
+    chunk's exact ``start_index``; ``chunk_metadata=True`` adds chunklab's fields too
+    (``headings``, ``page``, ``tokens``, ``chunk_id``, ...), without overwriting the
+    document's own metadata.
+    """
+
+    def __init__(
+        self,
+        strategy: str = "recursive",
+        chunk_size: Optional[int] = None,
+        chunk_overlap: Optional[int] = None,
+        *,
+        add_start_index: bool = False,
+        separators: Optional[Sequence[str]] = None,
+        is_separator_regex: bool = False,
+        keep_separator: Union[bool, str, None] = None,
+        encoding_name: Optional[str] = None,
+        chunk_metadata: bool = False,
+        **config: Any,
+    ) -> None:
+        if chunk_size is not None:
+            config["size"] = chunk_size
+        if chunk_overlap is not None:
+            config["overlap"] = chunk_overlap
+        if separators is not None:
+            config["separators"] = list(separators)
+        if is_separator_regex:
+            config["regex_separators"] = True
+        keep = _keep_separator(keep_separator)
+        if keep is not None:
+            config["keep_separator"] = keep
+        if encoding_name is not None:
+            if encoding_name not in _ENCODINGS:
+                raise ValueError(
+                    f"encoding_name: {encoding_name!r} is not supported; use one of "
+                    + ", ".join(_ENCODINGS)
+                )
+            config["tokenizer"] = _ENCODINGS[encoding_name]
+            config.setdefault("unit", "tokens")
+        self._chunker = Chunker(strategy=strategy, **config)
+        chunking = self._chunker.config["chunking"]
+        size = chunking.get("size") or 1
+        overlap = min(chunking.get("overlap", 0), size)
+        super().__init__(
+            chunk_size=size,
+            chunk_overlap=overlap,
+            add_start_index=add_start_index,
+        )
+        self._chunk_metadata = chunk_metadata
+
+    @property
+    def chunker(self) -> Chunker:
+        """The chunklab :class:`~chunklab.Chunker` doing the work."""
+        return self._chunker
+
+    def split_text(self, text: str) -> List[str]:
+        """The chunks of ``text`` (their embedded content), in order."""
+        return [c.content for c in self._chunker.chunk(text)]
+
+    def create_documents(
+        self, texts: List[str], metadatas: Optional[List[dict]] = None
+    ) -> List[Document]:
+        """One ``Document`` per chunk of each text, with the text's metadata (copied) and,
+        with ``add_start_index``, the exact ``start_index``."""
+        metadatas = metadatas or [{}] * len(texts)
+        documents = []
+        for text, meta in zip(texts, metadatas):
+            # A loader's `source` (a file path) picks the parser by its extension.
+            source = meta.get("source") if isinstance(meta.get("source"), str) else None
+            for c in self._chunker.chunk(text, source):
+                m = copy.deepcopy(meta)
+                if self._chunk_metadata:
+                    for k, v in c.metadata.items():
+                        m.setdefault(k, v)
+                if self._add_start_index:
+                    m["start_index"] = c.start_char
+                documents.append(Document(page_content=c.content, metadata=m))
+        return documents

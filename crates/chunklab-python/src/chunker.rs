@@ -1,0 +1,260 @@
+//! `chunklab.Chunker`: a [`Pipeline`] built once from keyword arguments, chunking strings and
+//! files. Everything runs with the GIL released; files are read, parsed and chunked in
+//! parallel (rayon), results come back in input order.
+
+use crate::chunks::{DocChunks, Record};
+use crate::config::from_kwargs;
+use crate::convert::json_to_py;
+use crate::errors::{chunk_error, pipeline_error, read_error};
+use chunklab_pipeline::{Input, Pipeline, PipelineConfig, Prepared, Skip};
+use pyo3::exceptions::PyUserWarning;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rayon::prelude::*;
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// One input's outcome, without Python objects.
+pub enum Outcome {
+    Done(DocChunks, Vec<String>),
+    Binary(String),
+    Failed(PyErrKind),
+}
+
+/// Errors are built into `PyErr`s only once the GIL is held again.
+pub enum PyErrKind {
+    Read(anyhow::Error),
+    Chunk(anyhow::Error),
+}
+
+impl PyErrKind {
+    fn into_py(self) -> PyErr {
+        match self {
+            PyErrKind::Read(e) => read_error(e),
+            PyErrKind::Chunk(e) => chunk_error(e),
+        }
+    }
+}
+
+/// A configured chunklab pipeline: `Chunker(strategy="headings", size=512, unit="tokens")`.
+/// Takes the same keyword arguments as `chunklab.chunk` (the CLI's flags, `_` for `-`); the
+/// configuration is checked and models are loaded once, here.
+#[pyclass(module = "chunklab", frozen, name = "Chunker")]
+pub struct Chunker {
+    pipeline: Arc<Pipeline>,
+}
+
+/// The pipelines built by `chunklab.chunk(...)` calls, newest last, so repeated calls with one
+/// configuration do not rebuild tokenizers or reload models.
+static CACHE: Mutex<Vec<(String, Arc<Pipeline>)>> = Mutex::new(Vec::new());
+const CACHE_SIZE: usize = 8;
+
+/// Build (or reuse) the pipeline `cfg` describes, without the GIL.
+pub fn pipeline_for(py: Python<'_>, cfg: PipelineConfig) -> PyResult<Arc<Pipeline>> {
+    let key = serde_json::to_string(&cfg).unwrap_or_default();
+    if let Some(p) = CACHE
+        .lock()
+        .ok()
+        .and_then(|c| c.iter().find(|(k, _)| *k == key).map(|(_, p)| p.clone()))
+    {
+        return Ok(p);
+    }
+    let p = Arc::new(py.detach(|| Pipeline::new(cfg)).map_err(pipeline_error)?);
+    if let Ok(mut c) = CACHE.lock() {
+        if c.len() >= CACHE_SIZE {
+            c.remove(0);
+        }
+        c.push((key, p.clone()));
+    }
+    Ok(p)
+}
+
+impl Chunker {
+    /// A chunker over an already built pipeline.
+    pub fn from_pipeline(pipeline: Arc<Pipeline>) -> Chunker {
+        Chunker { pipeline }
+    }
+
+    /// Chunk one string as if it were the file `source` (its extension picks the parser; no
+    /// source: content sniffing, like stdin).
+    pub fn chunk_text_raw(&self, text: String, source: Option<&str>) -> Outcome {
+        let input = match source {
+            Some(s) => Input::file(s),
+            None => Input::Stdin,
+        };
+        let name = input.source();
+        let r = &self.pipeline.reading;
+        let parsed = chunklab_pipeline::parse(
+            input.path(),
+            text.as_bytes(),
+            r.parser.as_deref(),
+            &r.limits,
+        );
+        drop(text);
+        let mut doc = match parsed {
+            Ok(d) => d,
+            Err(e) => {
+                return Outcome::Failed(PyErrKind::Read(anyhow::anyhow!("{name}: {e}")));
+            }
+        };
+        let warnings = std::mem::take(&mut doc.warnings);
+        process(&self.pipeline, &input, Prepared::Parsed(doc, warnings))
+    }
+
+    fn run_files(&self, inputs: &[Input]) -> Vec<Outcome> {
+        inputs
+            .par_iter()
+            .map(|input| match self.pipeline.prepare(input, false) {
+                Ok(prepared) => process(&self.pipeline, input, prepared),
+                Err(Skip::Binary) => Outcome::Binary(input.source()),
+                Err(Skip::Error(e)) => Outcome::Failed(PyErrKind::Read(e)),
+            })
+            .collect()
+    }
+}
+
+/// Chunk a prepared input and keep owned records (the text moves out of `prepared`).
+fn process(pipeline: &Pipeline, input: &Input, prepared: Prepared) -> Outcome {
+    let source = input.source();
+    let (records, ids, warnings): (Vec<Record>, Vec<String>, Vec<String>) =
+        match pipeline.process(input, &source, &prepared) {
+            Ok(p) => {
+                let (r, i) = DocChunks::records(p.chunks, p.vectors);
+                (r, i, p.warnings)
+            }
+            Err(Skip::Binary) => return Outcome::Binary(source),
+            Err(Skip::Error(e)) => return Outcome::Failed(PyErrKind::Chunk(e)),
+        };
+    let text = match prepared {
+        Prepared::Parsed(doc, _) => doc.text,
+        Prepared::Plain(t) => t.as_str().to_string(),
+    };
+    let unit: Arc<str> = Arc::from(pipeline.unit_name.as_str());
+    Outcome::Done(
+        DocChunks::new(records, ids, text, input.doc_id(), &source, unit),
+        warnings,
+    )
+}
+
+fn warn(py: Python<'_>, msg: &str) -> PyResult<()> {
+    let msg = CString::new(msg.replace('\0', " ")).unwrap_or_default();
+    PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 1)
+}
+
+/// Turn outcomes into Python chunks (warnings for parser notes and skipped binary files; the
+/// first failure, in input order, is raised).
+fn collect(py: Python<'_>, outcomes: Vec<Outcome>) -> PyResult<Bound<'_, PyList>> {
+    let out = PyList::empty(py);
+    let mut first_error = None;
+    for o in outcomes {
+        match o {
+            Outcome::Done(doc, warnings) => {
+                for w in warnings {
+                    warn(py, &format!("{}: {w}", doc.doc.source))?;
+                }
+                doc.into_py(py, &out)?;
+            }
+            Outcome::Binary(name) => warn(py, &format!("{name}: binary file skipped"))?,
+            Outcome::Failed(e) => {
+                if first_error.is_none() {
+                    first_error = Some(e);
+                }
+            }
+        }
+    }
+    match first_error {
+        Some(e) => Err(e.into_py()),
+        None => Ok(out),
+    }
+}
+
+/// Chunk `text` with `chunker` (GIL released while chunking).
+pub fn chunk_text<'py>(
+    py: Python<'py>,
+    chunker: &Chunker,
+    text: String,
+    source: Option<String>,
+) -> PyResult<Bound<'py, PyList>> {
+    let outcome = py.detach(|| chunker.chunk_text_raw(text, source.as_deref()));
+    collect(py, vec![outcome])
+}
+
+/// Chunk files and directories with `chunker`, in parallel with the GIL released.
+pub fn chunk_paths<'py>(
+    py: Python<'py>,
+    chunker: &Chunker,
+    paths: Vec<String>,
+) -> PyResult<Bound<'py, PyList>> {
+    let outcomes = py.detach(|| {
+        let inputs = chunker.pipeline.collect(&paths)?;
+        Ok::<_, anyhow::Error>(chunker.run_files(&inputs))
+    });
+    let outcomes = outcomes.map_err(read_error)?;
+    collect(py, outcomes)
+}
+
+#[pymethods]
+impl Chunker {
+    #[new]
+    #[pyo3(signature = (**config))]
+    fn py_new(py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Chunker> {
+        let cfg = from_kwargs(config)?;
+        let pipeline = Arc::new(py.detach(|| Pipeline::new(cfg)).map_err(pipeline_error)?);
+        Ok(Chunker { pipeline })
+    }
+
+    /// Chunk a string. `source`: a file name whose extension picks the parser (`"a.md"`,
+    /// `"b.html"`) and that the chunks carry as `source`/`doc_id`; without it the content is
+    /// sniffed like stdin (`doc_id` "stdin", `source` "-").
+    #[pyo3(signature = (text, source=None))]
+    fn chunk<'py>(
+        &self,
+        py: Python<'py>,
+        text: String,
+        source: Option<PathBuf>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let source = source.map(|p| p.to_string_lossy().into_owned());
+        chunk_text(py, self, text, source)
+    }
+
+    /// Chunk files and directories (walked recursively, sorted; hidden and .gitignored files
+    /// skipped as by the CLI), in parallel with the GIL released. Returns the chunks of every
+    /// document in input order.
+    fn chunk_files<'py>(
+        &self,
+        py: Python<'py>,
+        paths: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let paths = crate::convert::paths(paths)?;
+        chunk_paths(py, self, paths)
+    }
+
+    /// The configuration, as a dict with the configuration's keys (`chunking`, `reading`, ...).
+    #[getter]
+    fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let v = serde_json::to_value(&self.pipeline.config).unwrap_or_default();
+        json_to_py(py, &v)
+    }
+
+    /// The size unit's name (`chars`, `words`, `cl100k`, ...).
+    #[getter]
+    fn unit(&self) -> &str {
+        &self.pipeline.unit_name
+    }
+
+    /// The chunker's own description (`recursive size=512 ...`).
+    fn __repr__(&self) -> String {
+        format!("Chunker({})", self.pipeline.chunker.config())
+    }
+}
+
+/// Does `path` exist? (An `OSError` naming it otherwise.)
+pub fn check_exists(path: &Path) -> PyResult<()> {
+    match std::fs::metadata(path) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(read_error(
+            anyhow::Error::new(e).context(format!("{}: cannot read", path.display())),
+        )),
+    }
+}

@@ -1,0 +1,81 @@
+//! Errors as Python exceptions: a bad parameter is a [`ConfigError`] (a `ValueError`) whose
+//! message names the keyword as Python spells it (`overlap does not apply to strategy
+//! `headings`; it applies to: ...`), a file that cannot be read or parsed is a [`ParseError`]
+//! naming the file, a missing path an `OSError`; never a panic across the interpreter.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyFileNotFoundError, PyOSError, PyValueError};
+use pyo3::prelude::*;
+
+create_exception!(
+    chunklab,
+    ConfigError,
+    PyValueError,
+    "A chunklab parameter is wrong: unknown value, out of range, or not taken by the strategy. \
+     The message starts with the keyword argument's name."
+);
+create_exception!(
+    chunklab,
+    ParseError,
+    PyException,
+    "A document could not be read or parsed; the message names the file and the problem."
+);
+create_exception!(
+    chunklab,
+    ChunkError,
+    PyValueError,
+    "A document could not be chunked with the configuration (e.g. one char is more tokens than \
+     the size); the message names the document."
+);
+create_exception!(
+    chunklab,
+    IndexingError,
+    PyException,
+    "A chunklab index could not be created, opened, written or searched."
+);
+
+/// `param message`, as Python spells the keyword.
+pub fn config_error(param: &str, message: &str) -> PyErr {
+    ConfigError::new_err(format!("{param}: {message}"))
+}
+
+/// A pipeline error: the first [`chunklab_core::Error::Param`] in the chain becomes a
+/// [`ConfigError`] naming the keyword; any other configuration problem a `ValueError` with the
+/// whole chain.
+pub fn pipeline_error(e: anyhow::Error) -> PyErr {
+    if let Some(p) = param_of(&e) {
+        return p;
+    }
+    ConfigError::new_err(format!("{e:#}"))
+}
+
+fn param_of(e: &anyhow::Error) -> Option<PyErr> {
+    e.chain()
+        .find_map(|cause| match cause.downcast_ref::<chunklab_core::Error>() {
+            Some(chunklab_core::Error::Param { param, message }) => {
+                Some(config_error(param, message))
+            }
+            _ => None,
+        })
+}
+
+/// An error while reading or parsing a file: `OSError` when the file system said no (missing
+/// file, permission), [`ParseError`] otherwise.
+pub fn read_error(e: anyhow::Error) -> PyErr {
+    let msg = format!("{e:#}");
+    for cause in e.chain() {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return match io.kind() {
+                std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(msg),
+                _ => PyOSError::new_err(msg),
+            };
+        }
+    }
+    ParseError::new_err(msg)
+}
+
+/// An error while chunking a read document (the pipeline reports it as text naming the
+/// source): most often a size the text cannot satisfy (one char larger than the size).
+pub fn chunk_error(e: anyhow::Error) -> PyErr {
+    ChunkError::new_err(format!("{e:#}"))
+}

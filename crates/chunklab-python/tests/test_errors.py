@@ -1,0 +1,116 @@
+"""Bad inputs raise Python exceptions with the message the CLI would print — never a crash."""
+
+from __future__ import annotations
+
+import pytest
+
+import chunklab
+
+from conftest import flags, run_cli
+
+
+def test_a_parameter_the_strategy_does_not_take_names_it_and_the_takers():
+    with pytest.raises(chunklab.ConfigError) as e:
+        chunklab.chunk("tekst", strategy="headings", overlap=50)
+    msg = str(e.value)
+    assert msg.startswith("overlap: does not apply to strategy `headings`"), msg
+    assert "recursive" in msg
+    assert isinstance(e.value, ValueError)
+
+
+def test_the_message_is_the_clis(tmp_path):
+    p = tmp_path / "a.txt"
+    p.write_text("tekst")
+    with pytest.raises(AssertionError) as cli_err:
+        run_cli([*flags({"strategy": "headings", "overlap": 50}), str(p)])
+    with pytest.raises(ValueError) as py_err:
+        chunklab.chunk_files(p, strategy="headings", overlap=50)
+    # CLI: "--overlap does not apply ..."; Python: "overlap: does not apply ...".
+    tail = str(py_err.value).split(": ", 1)[1]
+    assert tail in str(cli_err.value)
+
+
+@pytest.mark.parametrize(
+    "kwargs,param",
+    [
+        ({"strategy": "nope"}, "strategy"),
+        ({"size": 0}, "size"),
+        ({"size": -5}, "size"),
+        ({"size": "groot"}, "size"),
+        ({"unit": "lightyears"}, "unit"),
+        ({"unit": "chars", "tokenizer": "cl100k"}, "tokenizer"),
+        ({"separators": []}, "separators"),
+        ({"strategy": "hierarchical", "levels": []}, "levels"),
+        ({"compat": "llamaindex"}, "compat"),
+        ({"parser": "excel"}, "parser"),
+        ({"lang": "klingon"}, "lang"),
+        ({"strategy": "semantic", "model": "no-such-model-anywhere"}, None),
+        ({"context_max_tokens": 10}, "context"),
+    ],
+)
+def test_bad_parameters_raise_value_error(kwargs, param):
+    with pytest.raises(ValueError) as e:
+        chunklab.chunk("Een tekst.", **kwargs)
+    if param:
+        assert param in str(e.value), str(e.value)
+
+
+def test_unknown_keyword_is_a_type_error():
+    with pytest.raises(TypeError, match="chunk_sise"):
+        chunklab.chunk("tekst", chunk_sise=10)
+    with pytest.raises(TypeError):
+        chunklab.chunk(123)
+    with pytest.raises(ValueError):
+        chunklab.chunk("tekst", size=object())
+
+
+def test_missing_files_and_bad_files(tmp_path, documents):
+    with pytest.raises(FileNotFoundError, match="nope.md"):
+        chunklab.chunk_files([str(tmp_path / "nope.md")])
+    with pytest.raises(FileNotFoundError):
+        chunklab.parse(tmp_path / "nope.pdf")
+    bad = tmp_path / "kapot.pdf"
+    bad.write_bytes(b"%PDF-1.7\n this is not a pdf at all")
+    with pytest.raises(chunklab.ParseError, match="kapot.pdf"):
+        chunklab.parse(bad)
+    with pytest.raises(chunklab.ParseError, match="kapot.pdf"):
+        chunklab.chunk_files([bad, documents / "nl_verordening_parkeren.txt"])
+    zipbomb = tmp_path / "leeg.docx"
+    zipbomb.write_bytes(b"PK\x03\x04 not a zip")
+    with pytest.raises(chunklab.ParseError, match="leeg.docx"):
+        chunklab.chunk_files(zipbomb)
+
+
+def test_binary_files_are_skipped_with_a_warning(tmp_path):
+    b = tmp_path / "blob.bin"
+    b.write_bytes(b"\x00\x01\x02" * 100)
+    t = tmp_path / "a.txt"
+    t.write_text("Hallo wereld.")
+    with pytest.warns(UserWarning, match="binary"):
+        chunks = chunklab.chunk_files(tmp_path)
+    assert [c.doc_id for c in chunks] == ["a.txt"]
+
+
+def test_a_size_below_one_char_is_a_chunk_error():
+    with pytest.raises(chunklab.ChunkError):
+        chunklab.chunk("🦀🦀🦀 krab", strategy="fixed", size=1, unit="tokens", tokenizer="cl100k")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", " ", "\x00\x00", "a" * 10, "\ud800".encode("utf-8", "surrogatepass").decode("utf-8", "replace"),
+     "# " * 5000, "```\n" * 3000, "<html><body>" * 2000, "%PDF-1.4", "\u200b" * 1000],
+)
+@pytest.mark.parametrize("strategy", ["recursive", "headings", "elements", "sentence", "code"])
+def test_odd_texts_never_crash(text, strategy):
+    try:
+        chunks = chunklab.chunk(text, strategy=strategy, size=50)
+    except (ValueError, chunklab.ParseError):
+        return
+    for c in chunks:
+        assert text[c.start_char:c.end_char] == c.text
+
+
+def test_lone_surrogates_raise():
+    with pytest.raises(UnicodeEncodeError):
+        chunklab.chunk("a\ud800b")

@@ -1,0 +1,62 @@
+"""chunklab.llama_index.ChunklabNodeParser is a real llama_index.core NodeParser with exact
+start/end_char_idx (also on repeated text) and SOURCE / PREVIOUS / NEXT relationships."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("llama_index.core", reason="the CI installs llama-index-core from PyPI")
+from llama_index.core import Document  # noqa: E402
+from llama_index.core.node_parser import NodeParser  # noqa: E402
+from llama_index.core.schema import NodeRelationship, TextNode  # noqa: E402
+
+import chunklab  # noqa: E402
+from chunklab.llama_index import ChunklabNodeParser  # noqa: E402
+
+REPEATED = ("## Artikel\n\nDe aanvraag wordt binnen acht weken behandeld.\n\n") * 6
+
+
+def test_is_a_real_node_parser_with_exact_offsets_and_links(documents):
+    parser = ChunklabNodeParser(strategy="headings", size=80)
+    assert isinstance(parser, NodeParser)
+    path = documents / "markdown" / "md_postgresql-15_catalogs-overview.md"
+    text = path.read_text(encoding="utf-8")
+    docs = [
+        Document(text=text, metadata={"file_name": path.name}),
+        Document(text=REPEATED, metadata={"file_name": "herhaald.md"}),
+    ]
+    nodes = parser.get_nodes_from_documents(docs)
+    by_doc = {}
+    for n in nodes:
+        assert isinstance(n, TextNode)
+        by_doc.setdefault(n.ref_doc_id, []).append(n)
+    assert set(by_doc) == {d.doc_id for d in docs}
+    for d in docs:
+        ns = by_doc[d.doc_id]
+        assert len(ns) > 1
+        for i, n in enumerate(ns):
+            assert d.text[n.start_char_idx:n.end_char_idx] == n.text
+            assert n.relationships[NodeRelationship.SOURCE].node_id == d.doc_id
+            assert n.metadata["file_name"] == d.metadata["file_name"]
+            if i > 0:
+                assert n.relationships[NodeRelationship.PREVIOUS].node_id == ns[i - 1].node_id
+            else:
+                assert NodeRelationship.PREVIOUS not in n.relationships
+            if i + 1 < len(ns):
+                assert n.relationships[NodeRelationship.NEXT].node_id == ns[i + 1].node_id
+            else:
+                assert NodeRelationship.NEXT not in n.relationships
+    # Repeated sections: each node points at its own occurrence, in order.
+    starts = [n.start_char_idx for n in by_doc[docs[1].doc_id]]
+    assert starts == sorted(set(starts)) and len(starts) == 6
+    assert by_doc[docs[0].doc_id][1].metadata["headings"]
+
+
+def test_chunk_to_llama_index_matches_the_parser_fields():
+    chunks = chunklab.chunk(REPEATED, source="herhaald.md", strategy="headings", size=80)
+    nodes = [c.to_llama_index() for c in chunks]
+    assert [n.node_id for n in nodes] == [c.id for c in chunks]
+    assert nodes[1].relationships[NodeRelationship.PREVIOUS].node_id == chunks[0].id
+    assert nodes[1].relationships[NodeRelationship.NEXT].node_id == chunks[2].id
+    assert nodes[0].relationships[NodeRelationship.SOURCE].node_id == "herhaald.md"
+    assert [(n.start_char_idx, n.end_char_idx) for n in nodes] == [(c.start_char, c.end_char) for c in chunks]
