@@ -198,7 +198,7 @@ fn warn(pb: Option<&indicatif::ProgressBar>, msg: &str) {
 
 fn file_len(input: &Input) -> u64 {
     match input {
-        Input::Stdin => 0,
+        Input::Stdin | Input::Unreadable { .. } => 0,
         Input::File { path, .. } => std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
     }
 }

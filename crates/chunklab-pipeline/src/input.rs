@@ -19,6 +19,17 @@ pub enum Input {
         /// Document id: the path relative to the directory it was found under, or as given.
         doc_id: String,
     },
+    /// Something a directory walk found but cannot read as a document (an unreadable
+    /// directory, a FIFO, socket or device, a symlink loop): reading it fails with `reason`,
+    /// so every face reports it like an unreadable file instead of dropping it silently.
+    Unreadable {
+        /// Where it is.
+        path: PathBuf,
+        /// Its id, as a document there would have.
+        doc_id: String,
+        /// Why it cannot be read.
+        reason: String,
+    },
 }
 
 impl Input {
@@ -35,21 +46,21 @@ impl Input {
     pub fn doc_id(&self) -> &str {
         match self {
             Input::Stdin => "stdin",
-            Input::File { doc_id, .. } => doc_id,
+            Input::File { doc_id, .. } | Input::Unreadable { doc_id, .. } => doc_id,
         }
     }
     /// The file's path (`-` for stdin), for choosing a parser.
     pub fn path(&self) -> &Path {
         match self {
             Input::Stdin => Path::new("-"),
-            Input::File { path, .. } => path,
+            Input::File { path, .. } | Input::Unreadable { path, .. } => path,
         }
     }
     /// The display name: the path, or `-`.
     pub fn source(&self) -> String {
         match self {
             Input::Stdin => "-".to_string(),
-            Input::File { path, .. } => path.display().to_string(),
+            Input::File { path, .. } | Input::Unreadable { path, .. } => path.display().to_string(),
         }
     }
 }
@@ -89,6 +100,10 @@ impl Filters {
 /// Expand the command-line paths into inputs, in a deterministic order: each argument in the
 /// order given, files under a directory sorted by path. Hidden files and `.gitignore`d files
 /// under directories are skipped (like ripgrep); files named explicitly are always taken.
+/// Symlinks under a directory are followed (a loop is reported, not followed). Whatever a walk
+/// finds but cannot read — an unreadable subdirectory, a FIFO, socket or device, a symlink loop
+/// — becomes an [`Input::Unreadable`] that fails when read, like an unreadable file: reported,
+/// never silently dropped, and the rest of the walk goes on.
 pub fn collect(paths: &[String], filters: &Filters) -> Result<Vec<Input>> {
     let mut out = Vec::new();
     for p in paths {
@@ -98,37 +113,121 @@ pub fn collect(paths: &[String], filters: &Filters) -> Result<Vec<Input>> {
         }
         let path = PathBuf::from(p);
         let meta = std::fs::metadata(&path).with_context(|| format!("{p}: cannot read"))?;
-        if meta.is_dir() {
-            let mut found = Vec::new();
-            for entry in ignore::WalkBuilder::new(&path)
-                .sort_by_file_path(|a, b| a.cmp(b))
-                .build()
-            {
-                let entry = entry.with_context(|| format!("{p}: cannot walk"))?;
-                if !entry.file_type().is_some_and(|t| t.is_file()) {
-                    continue;
-                }
-                let rel = entry
-                    .path()
-                    .strip_prefix(&path)
-                    .unwrap_or(entry.path())
-                    .to_path_buf();
-                if filters.accepts(&rel) {
-                    found.push(Input::File {
-                        doc_id: rel.to_string_lossy().replace('\\', "/"),
-                        path: entry.into_path(),
-                    });
-                }
-            }
-            out.extend(found);
-        } else {
+        if !meta.is_dir() {
             out.push(Input::File {
                 doc_id: p.clone(),
                 path,
             });
+            continue;
+        }
+        for entry in ignore::WalkBuilder::new(&path)
+            .follow_links(true)
+            .sort_by_file_path(|a, b| a.cmp(b))
+            .build()
+        {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    let bad = error_path(&e).unwrap_or_else(|| path.clone());
+                    out.push(Input::Unreadable {
+                        doc_id: lossless_id(bad.strip_prefix(&path).unwrap_or(&bad)),
+                        reason: format!("{}: cannot read while walking {p}: {e}", bad.display()),
+                        path: bad,
+                    });
+                    continue;
+                }
+            };
+            let Some(kind) = entry.file_type() else {
+                continue; // stdin; never yielded by a directory walk
+            };
+            if kind.is_dir() {
+                continue;
+            }
+            let rel = entry
+                .path()
+                .strip_prefix(&path)
+                .unwrap_or(entry.path())
+                .to_path_buf();
+            if !filters.accepts(&rel) {
+                continue;
+            }
+            let doc_id = lossless_id(&rel);
+            if kind.is_file() {
+                out.push(Input::File {
+                    doc_id,
+                    path: entry.into_path(),
+                });
+            } else {
+                out.push(Input::Unreadable {
+                    doc_id,
+                    reason: format!(
+                        "{}: not a regular file (a FIFO, socket or device); name it on the command line to read it as a stream",
+                        entry.path().display()
+                    ),
+                    path: entry.into_path(),
+                });
+            }
         }
     }
     Ok(out)
+}
+
+/// The path an error of a directory walk is about, if it names one.
+fn error_path(e: &ignore::Error) -> Option<PathBuf> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child.clone()),
+        _ => None,
+    }
+}
+
+/// A document id for a relative path that keeps every byte: `/` separators, UTF-8 as is, and
+/// each byte of a name that is not UTF-8 as `\xNN` (a literal `\` as `\\`), so two files
+/// never share an id.
+///
+/// ```
+/// # use std::path::Path;
+/// use chunklab_pipeline::input::lossless_id;
+/// assert_eq!(lossless_id(Path::new("besluiten/2021 raad.md")), "besluiten/2021 raad.md");
+/// # #[cfg(unix)] {
+/// use std::os::unix::ffi::OsStrExt;
+/// let a = lossless_id(Path::new(std::ffi::OsStr::from_bytes(b"\xff.md")));
+/// let b = lossless_id(Path::new(std::ffi::OsStr::from_bytes(b"\xfe.md")));
+/// assert_eq!((a.as_str(), b.as_str()), ("\\xff.md", "\\xfe.md"));
+/// # }
+/// ```
+pub fn lossless_id(rel: &Path) -> String {
+    let mut out = String::new();
+    for (i, part) in rel.components().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        let os = part.as_os_str();
+        match os.to_str() {
+            Some(s) => out.push_str(&s.replace('\\', "\\\\")),
+            None => escape_bytes(os, &mut out),
+        }
+    }
+    out
+}
+
+#[cfg(unix)]
+fn escape_bytes(os: &std::ffi::OsStr, out: &mut String) {
+    use std::os::unix::ffi::OsStrExt;
+    for chunk in os.as_bytes().utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn escape_bytes(os: &std::ffi::OsStr, out: &mut String) {
+    out.push_str(&os.to_string_lossy());
 }
 
 /// How to turn bytes into text.
@@ -208,19 +307,22 @@ impl Raw {
 pub fn read(input: &Input) -> Result<Raw, Skip> {
     let name = input.source();
     match input {
-        Input::Stdin => {
-            let mut buf = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut buf)
-                .map_err(|e| Skip::Error(anyhow!("stdin: {e}")))?;
-            Ok(Raw::Owned(buf))
-        }
+        Input::Stdin => read_stream("stdin", std::io::stdin().lock()).map(Raw::Owned),
+        Input::Unreadable { reason, .. } => Err(Skip::Error(anyhow!("{reason}"))),
         Input::File { path, .. } => {
             let file =
                 std::fs::File::open(path).map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?;
-            let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-            if len == 0 {
-                return Ok(Raw::Owned(Vec::new()));
+            let meta = file
+                .metadata()
+                .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?;
+            if meta.is_dir() {
+                return Err(Skip::Error(anyhow!("{name}: is a directory")));
+            }
+            let len = meta.len();
+            // Pipes (`<(…)`), devices and files such as /proc/cpuinfo report no length: read
+            // them as streams instead of taking them for empty.
+            if !meta.is_file() || len == 0 {
+                return read_stream(&name, file).map(Raw::Owned);
             }
             if len > chunklab_core::sizer::MAX_DOCUMENT_BYTES as u64 {
                 return Err(Skip::Error(anyhow!(
@@ -236,6 +338,37 @@ pub fn read(input: &Input) -> Result<Raw, Skip> {
             Ok(Raw::Mapped(map))
         }
     }
+}
+
+/// The most a stream (stdin, a pipe, a device) may give; a file of any size up to 4 GiB is
+/// mapped instead of read.
+pub const MAX_STREAM_BYTES: usize = 1 << 30;
+
+/// Read a stream, sniffing its start first (so `/dev/zero` is refused as binary after 8 KiB
+/// instead of filling memory) and stopping with an error past
+/// [`MAX_STREAM_BYTES`].
+fn read_stream(name: &str, mut r: impl Read) -> Result<Vec<u8>, Skip> {
+    let err = |e: std::io::Error| Skip::Error(anyhow!("{name}: {e}"));
+    let mut buf = Vec::new();
+    (&mut r)
+        .take(BINARY_SNIFF as u64)
+        .read_to_end(&mut buf)
+        .map_err(err)?;
+    // Only NULs (`/dev/zero`): binary whatever the decoding; anything else is judged by
+    // `decode`, which knows whether an encoding such as UTF-16 was asked for.
+    if !buf.is_empty() && buf.iter().all(|&b| b == 0) {
+        return Err(Skip::Binary);
+    }
+    r.take((MAX_STREAM_BYTES + 1 - buf.len()) as u64)
+        .read_to_end(&mut buf)
+        .map_err(err)?;
+    if buf.len() > MAX_STREAM_BYTES {
+        return Err(Skip::Error(anyhow!(
+            "{name}: a stream longer than {} MiB; save it to a file (files are mapped, not read into memory)",
+            MAX_STREAM_BYTES >> 20
+        )));
+    }
+    Ok(buf)
 }
 
 /// Decode an input's bytes into text: UTF-8 checked in place (a mapped file is not copied), or

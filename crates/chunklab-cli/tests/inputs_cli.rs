@@ -1,0 +1,107 @@
+//! Inputs that are not plain files (issue 19 item 6): pipes, special files, symlinks, FIFOs
+//! and unreadable entries inside directories, and file names that are not UTF-8 — each read
+//! or reported, never dropped without a word.
+
+use chunklab_test_support::{cli, json_lines, stderr};
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn chunklab(args: &[&str]) -> Output {
+    cli!().run_with_stdin(args, None)
+}
+
+fn doc_ids(out: &Output) -> BTreeSet<String> {
+    json_lines(out)
+        .iter()
+        .map(|c| c["doc_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn mkfifo(path: &Path) {
+    let st = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(st.success(), "mkfifo {}", path.display());
+}
+
+#[test]
+fn a_pipe_named_on_the_command_line_is_read_as_a_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    mkfifo(&fifo);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, "# Hi\n\ntext\n").unwrap())
+    };
+    let out = chunklab(&["chunk", fifo.to_str().unwrap(), "--strategy", "headings"]);
+    writer.join().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let chunks = json_lines(&out);
+    assert_eq!(chunks.len(), 1, "{}", stderr(&out));
+    assert_eq!(chunks[0]["text"], "# Hi\n\ntext");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn proc_files_without_a_length_are_read() {
+    let out = chunklab(&["chunk", "/proc/cpuinfo", "--parser", "text"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!json_lines(&out).is_empty(), "{}", stderr(&out));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn dev_zero_is_refused_as_binary_not_read_forever() {
+    let out = chunklab(&["chunk", "/dev/zero"]);
+    assert!(json_lines(&out).is_empty());
+    assert!(
+        stderr(&out).contains("/dev/zero: binary file skipped"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn directory_walks_follow_symlinks_and_report_what_they_cannot_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::write(root.join("a.md"), "# A\n\nalpha\n").unwrap();
+    std::fs::write(dir.path().join("outside.md"), "# B\n\nbeta\n").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("outside.md"), root.join("link.md")).unwrap();
+    // A loop: sub/up → docs.
+    std::os::unix::fs::symlink(&root, root.join("sub/up")).unwrap();
+    mkfifo(&root.join("queue.md"));
+    let out = chunklab(&["chunk", root.to_str().unwrap(), "--strategy", "headings"]);
+    let err = stderr(&out);
+    // The readable documents, the symlinked one included, are chunked…
+    assert_eq!(
+        doc_ids(&out),
+        BTreeSet::from(["a.md".to_string(), "link.md".to_string()]),
+        "{err}"
+    );
+    // …the FIFO and the loop are reported by name, and the run says it was incomplete.
+    assert!(err.contains("queue.md: not a regular file"), "{err}");
+    assert!(err.contains("sub/up"), "{err}");
+    assert!(!out.status.success(), "{err}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn non_utf8_file_names_get_distinct_lossless_ids() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        (&b"\xff.md"[..], "# Een\n\neen\n"),
+        (b"\xfe.md", "# Twee\n\ntwee\n"),
+    ] {
+        let p = dir.path().join(std::ffi::OsStr::from_bytes(name));
+        std::fs::write(p, text).unwrap();
+    }
+    let out = chunklab(&["chunk", dir.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        doc_ids(&out),
+        BTreeSet::from(["\\xfe.md".to_string(), "\\xff.md".to_string()])
+    );
+}
