@@ -128,6 +128,53 @@ pub struct ChunkingArgs {
     /// Replace invalid bytes with U+FFFD instead of failing.
     #[arg(long)]
     pub lossy: bool,
+    #[command(flatten)]
+    pub ocr: OcrArgs,
+}
+
+/// OCR of scanned PDF pages and image files (PNG, JPEG, TIFF): shared by `chunk`, `index` and
+/// `parse`; maps onto [`chunklab_pipeline::OcrOptions`].
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct OcrArgs {
+    /// OCR: auto (pages without a usable text layer, and image files), always (every page), never.
+    #[arg(long, value_name = "MODE")]
+    pub ocr: Option<chunklab_pipeline::OcrMode>,
+    /// OCR languages, Tesseract names joined with + (default nld+eng).
+    #[arg(long, value_name = "LANGS")]
+    pub ocr_lang: Option<String>,
+    /// Pages with a mean word confidence (0-100) below this are listed as warnings (default 60).
+    #[arg(long, value_name = "CONF")]
+    pub ocr_min_confidence: Option<f32>,
+    /// Seconds one page's OCR may take before it is stopped (default 120).
+    #[arg(long, value_name = "SECS")]
+    pub ocr_timeout: Option<u64>,
+    /// Preprocessing steps, comma separated: dpi, border, deskew, otsu, osd; all or none
+    /// (default dpi,deskew,osd).
+    #[arg(long, value_name = "STEPS")]
+    pub ocr_preprocess: Option<String>,
+}
+
+impl OcrArgs {
+    /// The OCR options these flags give (defaults for the flags not given).
+    pub fn options(&self) -> chunklab_pipeline::OcrOptions {
+        let mut o = chunklab_pipeline::OcrOptions::default();
+        if let Some(m) = self.ocr {
+            o.mode = m;
+        }
+        if let Some(l) = &self.ocr_lang {
+            o.lang = l.clone();
+        }
+        if let Some(c) = self.ocr_min_confidence {
+            o.min_confidence = c;
+        }
+        if let Some(t) = self.ocr_timeout {
+            o.timeout_s = t;
+        }
+        if let Some(p) = &self.ocr_preprocess {
+            o.preprocess = p.clone();
+        }
+        o
+    }
 }
 
 /// The language model and how it is called (`--context llm`, `--strategy llm`, `queries`).
@@ -270,6 +317,7 @@ impl ChunkingArgs {
                 lossy: self.lossy,
                 include: self.include.clone(),
                 exclude: self.exclude.clone(),
+                ocr: self.ocr.options(),
             },
         })
     }

@@ -129,6 +129,8 @@ impl ChunkWriter {
             "parent_id": c.meta.parent_id,
             "prefix": c.meta.prefix,
             "context": c.meta.context,
+            "ocr": c.meta.ocr_confidence.is_some(),
+            "ocr_confidence": c.meta.ocr_confidence,
             "text": c.text,
         })
     }
@@ -182,6 +184,10 @@ impl ChunkWriter {
         }
         if let Some(p) = &c.meta.prefix {
             m.insert("prefix".into(), p.clone().into());
+        }
+        if let Some(conf) = c.meta.ocr_confidence {
+            m.insert("ocr".into(), true.into());
+            m.insert("ocr_confidence".into(), json!(conf));
         }
         m
     }

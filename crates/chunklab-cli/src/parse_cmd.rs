@@ -28,6 +28,8 @@ pub struct ParseArgs {
     /// Decode text inputs from this encoding (latin1, windows-1252, utf-16le, ...).
     #[arg(long)]
     encoding: Option<String>,
+    #[command(flatten)]
+    ocr: crate::args::OcrArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -53,6 +55,7 @@ pub fn run(a: ParseArgs) -> Result<ExitCode> {
     let reading = Reading::new(&ReadingConfig {
         parser: a.parser.clone(),
         encoding: a.encoding.clone(),
+        ocr: a.ocr.options(),
         ..ReadingConfig::default()
     })
     .map_err(crate::args::cli_error)?;

@@ -79,6 +79,10 @@ pub struct ChunkMeta {
     /// text` and `tokens` is its real size.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// For a chunk on pages read by OCR: the mean word confidence (0–100) of those pages
+    /// (outputs write `ocr: true` with it). `None` for text from a text layer or a text format.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ocr_confidence: Option<f32>,
 }
 
 impl ChunkMeta {

@@ -6,6 +6,7 @@
 use crate::code::{CodeLanguage, CodeParser};
 use crate::docx::DocxParser;
 use crate::html::HtmlParser;
+use crate::image_file::ImageParser;
 use crate::markdown::MarkdownParser;
 use crate::odt::OdtParser;
 use crate::pdf::PdfParser;
@@ -19,8 +20,8 @@ use std::path::Path;
 pub const SNIFF_BYTES: usize = 8192;
 
 /// Parser names [`parser_by_name`] knows (besides `code:<language>` and the language names).
-pub const PARSER_NAMES: [&str; 8] = [
-    "text", "markdown", "rst", "html", "pdf", "docx", "odt", "code",
+pub const PARSER_NAMES: [&str; 9] = [
+    "text", "markdown", "rst", "html", "pdf", "docx", "odt", "code", "image",
 ];
 
 /// The parser for a file at `path` whose first bytes are `head` (up to [`SNIFF_BYTES`]).
@@ -58,6 +59,7 @@ pub fn format_for(path: &Path, head: &[u8]) -> &'static str {
         "pdf" => return "pdf",
         "docx" => return "docx",
         "odt" => return "odt",
+        "png" | "jpg" | "jpeg" | "tif" | "tiff" => return "image",
         _ => {}
     }
     if CodeLanguage::from_extension(&ext).is_some() {
@@ -89,6 +91,7 @@ pub fn parser_by_name(name: &str) -> Option<Box<dyn Parser>> {
         "docx" => Box::new(DocxParser),
         "odt" => Box::new(OdtParser),
         "code" => Box::new(CodeParser::new()),
+        "image" | "png" | "jpeg" | "jpg" | "tiff" | "tif" => Box::new(ImageParser::default()),
         other => {
             let lang = other.strip_prefix("code:").unwrap_or(other);
             Box::new(CodeParser::for_language(CodeLanguage::from_name(lang)?))
@@ -96,10 +99,19 @@ pub fn parser_by_name(name: &str) -> Option<Box<dyn Parser>> {
     })
 }
 
-/// Whether a parser reads raw bytes (PDF, DOCX, ODT) rather than text: callers must not decode,
-/// re-encode or reject such files as binary.
+/// Whether a parser reads raw bytes (PDF, DOCX, ODT, images) rather than text: callers must not
+/// decode, re-encode or reject such files as binary.
 pub fn is_binary_format(name: &str) -> bool {
-    matches!(name, "pdf" | "docx" | "odt")
+    matches!(name, "pdf" | "docx" | "odt" | "image")
+}
+
+/// [`parser_by_name`], with `ocr` for the parsers that OCR (PDF, images).
+pub fn parser_with_ocr(name: &str, ocr: &crate::ocr::OcrOptions) -> Option<Box<dyn Parser>> {
+    match parser_by_name(name)?.name() {
+        "pdf" => Some(Box::new(crate::pdf::PdfOcrParser { ocr: ocr.clone() })),
+        "image" => Some(Box::new(ImageParser { ocr: ocr.clone() })),
+        _ => parser_by_name(name),
+    }
 }
 
 /// PDF (`%PDF-` within the first 1024 bytes, as readers accept it) and zip containers that are
@@ -107,6 +119,9 @@ pub fn is_binary_format(name: &str) -> bool {
 fn sniff_binary(head: &[u8]) -> Option<&'static str> {
     if find(&head[..head.len().min(1024)], b"%PDF-").is_some() {
         return Some("pdf");
+    }
+    if crate::ocr::raster::sniff(head).is_some() {
+        return Some("image");
     }
     if head.starts_with(b"PK\x03\x04") {
         if find(head, b"mimetypeapplication/vnd.oasis.opendocument.text").is_some() {
@@ -142,7 +157,9 @@ mod tests {
 
     #[test]
     fn extensions_and_magic() {
-        let cases: [(&str, &[u8], &str); 10] = [
+        let cases: [(&str, &[u8], &str); 12] = [
+            ("scan.TIF", b"x", "image"),
+            ("photo", b"\xFF\xD8\xFF\xE0", "image"),
             ("a.markdown", b"x", "markdown"),
             ("a.RST", b"x", "rst"),
             ("a.htm", b"x", "html"),

@@ -16,6 +16,8 @@ pub(crate) mod blocks;
 pub mod docx;
 pub mod html;
 pub(crate) mod html_lexer;
+pub mod image_file;
+pub mod ocr;
 pub mod odt;
 pub(crate) mod office;
 pub mod pdf;
@@ -44,6 +46,9 @@ pub enum ParseError {
     /// Text formats must be UTF-8.
     #[error("not valid UTF-8 at byte {offset}")]
     NotUtf8 { offset: usize },
+    /// OCR was required (`--ocr always`, an image file) but could not run or read the image.
+    #[error("OCR: {message}")]
+    Ocr { message: String },
 }
 
 /// Limits that keep hostile input from exhausting memory.

@@ -158,4 +158,7 @@ pub struct ReadingConfig {
     pub include: Vec<String>,
     /// Skip files matching these globs (under directories).
     pub exclude: Vec<String>,
+    /// OCR of scanned PDF pages and image files: mode (auto, always, never), languages
+    /// (`nld+eng`), minimum confidence, per-page timeout, preprocessing.
+    pub ocr: chunklab_parse::ocr::OcrOptions,
 }

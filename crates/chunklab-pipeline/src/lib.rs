@@ -36,11 +36,12 @@ pub mod reading;
 pub mod search;
 
 pub use chunkers::{build_chunker, late_options, load_model, sizer, LoadedModel, Models};
+pub use chunklab_parse::ocr::{OcrMode, OcrOptions};
 pub use config::{ContextConfig, ContextKind, Fallback, LlmConfig, PipelineConfig, ReadingConfig};
 pub use context::{ContextStage, ContextTarget};
 pub use input::{Filters, Input, Skip};
 pub use late::{Late, LateStats};
-pub use reading::{parse, prepare, Prepared, Reading};
+pub use reading::{parse, parse_with_ocr, prepare, Prepared, Reading};
 
 use anyhow::{anyhow, Context as _, Result};
 use chunklab_core::{
@@ -184,6 +185,9 @@ impl Pipeline {
             ),
         }
         .map_err(|e| fail(e.into()))?;
+        if let Prepared::Parsed(doc, _) = prepared {
+            mark_ocr(doc, &mut chunks);
+        }
         let text = prepared.text();
         let mut warnings = prepared.warnings().to_vec();
         if let Some(stage) = &self.context {
@@ -293,4 +297,22 @@ pub fn open_llm(cfg: &LlmConfig, fetch: bool) -> Result<Option<Arc<LlmClient>>> 
     opts.http.concurrency = cfg.concurrency.max(1);
     let client = chunklab_llm::spec::open(spec, &opts).with_context(|| format!("llm {spec}"))?;
     Ok(Some(Arc::new(client)))
+}
+
+/// Chunks on OCR'd pages get `ocr_confidence`: the mean confidence of their OCR'd pages (from
+/// the document's `ocr_confidence` metadata).
+fn mark_ocr(
+    doc: &chunklab_core::document::ParsedDocument,
+    chunks: &mut [chunklab_core::Chunk<'_>],
+) {
+    let pages = chunklab_parse::ocr::page_confidences(&doc.metadata);
+    if pages.is_empty() {
+        return;
+    }
+    for c in chunks {
+        if let Some(first) = c.meta.page {
+            let last = c.meta.page_end.unwrap_or(first);
+            c.meta.ocr_confidence = chunklab_parse::ocr::chunk_confidence(&pages, first, last);
+        }
+    }
 }

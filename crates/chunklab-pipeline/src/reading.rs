@@ -5,7 +5,10 @@ use crate::input::{self, Decoding, Input, Skip, Text};
 use crate::ReadingConfig;
 use anyhow::{anyhow, Result};
 use chunklab_core::document::ParsedDocument;
-use chunklab_parse::detect::{is_binary_format, parser_by_name, parser_for, SNIFF_BYTES};
+use chunklab_parse::detect::{
+    format_for, is_binary_format, parser_by_name, parser_with_ocr, SNIFF_BYTES,
+};
+use chunklab_parse::ocr::OcrOptions;
 use chunklab_parse::{Limits, ParseError, Parser};
 use std::path::Path;
 
@@ -17,6 +20,8 @@ pub struct Reading {
     pub parser: Option<String>,
     /// Bounds on decompressed size, zip entries and nesting.
     pub limits: Limits,
+    /// OCR of scanned PDF pages and image files.
+    pub ocr: OcrOptions,
 }
 
 impl Reading {
@@ -34,10 +39,22 @@ impl Reading {
                 .into());
             }
         }
+        if let Err((key, message)) = cfg.ocr.validate() {
+            let param = match key {
+                "mode" => "ocr",
+                "lang" => "ocr_lang",
+                "min_confidence" => "ocr_min_confidence",
+                "timeout" => "ocr_timeout",
+                "dpi" => "ocr_dpi",
+                _ => "ocr_preprocess",
+            };
+            return Err(chunklab_core::Error::Param { param, message }.into());
+        }
         Ok(Reading {
             decoding: Decoding::new(cfg.encoding.as_deref(), cfg.lossy)?,
             parser: cfg.parser.clone(),
             limits: Limits::default(),
+            ocr: cfg.ocr.clone(),
         })
     }
 }
@@ -83,20 +100,31 @@ impl Prepared {
 }
 
 /// Parse `bytes` (the file at `path`) with the parser `parser` names, or the one its extension
-/// and first bytes call for.
+/// and first bytes call for; scanned PDF pages and images are OCR'd with the default
+/// [`OcrOptions`] (`auto`, `nld+eng`).
 pub fn parse(
     path: &Path,
     bytes: &[u8],
     parser: Option<&str>,
     limits: &Limits,
 ) -> Result<ParsedDocument, ParseError> {
-    chooser(path, bytes, parser).parse(bytes, path, limits)
+    parse_with_ocr(path, bytes, parser, limits, &OcrOptions::default())
 }
 
-fn chooser(path: &Path, bytes: &[u8], parser: Option<&str>) -> Box<dyn Parser> {
-    parser
-        .and_then(parser_by_name)
-        .unwrap_or_else(|| parser_for(path, &bytes[..bytes.len().min(SNIFF_BYTES)]))
+/// [`parse`] with explicit OCR options.
+pub fn parse_with_ocr(
+    path: &Path,
+    bytes: &[u8],
+    parser: Option<&str>,
+    limits: &Limits,
+    ocr: &OcrOptions,
+) -> Result<ParsedDocument, ParseError> {
+    chooser(path, bytes, parser, ocr).parse(bytes, path, limits)
+}
+
+fn chooser(path: &Path, bytes: &[u8], parser: Option<&str>, ocr: &OcrOptions) -> Box<dyn Parser> {
+    let name = parser.unwrap_or_else(|| format_for(path, &bytes[..bytes.len().min(SNIFF_BYTES)]));
+    parser_with_ocr(name, ocr).unwrap_or_else(|| Box::new(chunklab_parse::text::TextParser))
 }
 
 /// Read an input and parse it. Text formats are decoded first (encodings, lossy, binary
@@ -111,7 +139,7 @@ pub fn prepare(
     let name = input.source();
     let raw = input::read(input)?;
     let bytes = raw.bytes();
-    let parser = chooser(input.path(), bytes, how.parser.as_deref());
+    let parser = chooser(input.path(), bytes, how.parser.as_deref(), &how.ocr);
     let parse = |bytes: &[u8]| {
         parser
             .parse(bytes, input.path(), &how.limits)

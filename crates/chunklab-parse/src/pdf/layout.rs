@@ -12,7 +12,7 @@ const SEGMENT_GAP: f32 = 1.0;
 
 /// Glyphs on one baseline without a wide gap: words of a line, or a table cell.
 #[derive(Debug, Clone)]
-pub(super) struct Seg {
+pub(crate) struct Seg {
     pub x0: f32,
     pub x1: f32,
     pub y: f32,
@@ -28,7 +28,7 @@ pub(super) struct Seg {
 
 /// One visual line: its segments left to right.
 #[derive(Debug, Clone)]
-pub(super) struct Line {
+pub(crate) struct Line {
     pub segs: Vec<Seg>,
     pub x0: f32,
     pub x1: f32,
@@ -84,7 +84,7 @@ impl Line {
 }
 
 /// One page's lines (top to bottom) before reading order, plus text drawn rotated.
-pub(super) struct PageLines {
+pub(crate) struct PageLines {
     pub lines: Vec<Line>,
     pub rotated: String,
     pub height: f32,
@@ -203,7 +203,7 @@ fn push_glyph(s: &mut Seg, g: &Glyph, text: &str) {
 
 /// Groups segments into lines (top to bottom), merging pieces of one line that the content
 /// stream drew separately.
-pub(super) fn lines(mut segs: Vec<Seg>) -> Vec<Line> {
+pub(crate) fn lines(mut segs: Vec<Seg>) -> Vec<Line> {
     segs.sort_by(|a, b| b.y.total_cmp(&a.y).then(a.x0.total_cmp(&b.x0)));
     let mut out: Vec<Vec<Seg>> = Vec::new();
     let mut line_y = f32::MAX;

@@ -9,7 +9,8 @@
 //! and `running` (headers/footers) as helpers. Running headers and footers are kept out of the
 //! text; they are listed in the `page_headers` and `page_footers` metadata entries, one
 //! `page: text` line per page. Pages without any text operator are reported in
-//! [`ParsedDocument::warnings`] (a scanned document needs OCR, which is not done here).
+//! [`ParsedDocument::warnings`]; [`PdfOcrParser`] OCRs them instead (and pages whose text layer
+//! is garbage), see [`crate::ocr`].
 //!
 //! Damaged files: when the cross-reference table or trailer cannot be read, or objects it lists
 //! cannot be, `repair` rebuilds the table by scanning the file for objects; every object, page,
@@ -30,7 +31,7 @@ mod content;
 mod encoding;
 mod font;
 mod glyph_names;
-mod layout;
+pub(crate) mod layout;
 mod lexer;
 mod metrics;
 mod repair;
@@ -39,6 +40,7 @@ mod stream;
 mod structure;
 mod table;
 
+use crate::ocr::OcrOptions;
 use crate::{Limits, ParseError, Parser};
 use chunklab_core::document::ParsedDocument;
 use content::{page_glyphs, Budget, FontCache};
@@ -64,13 +66,42 @@ impl Parser for PdfParser {
         _path: &Path,
         limits: &Limits,
     ) -> Result<ParsedDocument, ParseError> {
-        // lopdf is not panic-free on hostile input; a panic becomes an Invalid error.
-        catch_unwind(AssertUnwindSafe(|| parse_pdf(bytes, limits))).unwrap_or_else(|_| {
-            Err(invalid(
-                "the PDF reader failed on malformed data (internal panic caught)",
-            ))
-        })
+        guarded(|| parse_pdf(bytes, limits, None))
     }
+}
+
+/// The PDF parser with OCR: pages without a usable text layer (`auto`) or every page (`always`)
+/// are recognised from their images; see [`crate::ocr`].
+#[derive(Debug, Clone, Default)]
+pub struct PdfOcrParser {
+    /// Mode, languages, thresholds.
+    pub ocr: OcrOptions,
+}
+
+impl Parser for PdfOcrParser {
+    fn name(&self) -> &'static str {
+        "pdf"
+    }
+
+    fn parse(
+        &self,
+        bytes: &[u8],
+        _path: &Path,
+        limits: &Limits,
+    ) -> Result<ParsedDocument, ParseError> {
+        guarded(|| parse_pdf(bytes, limits, Some(&self.ocr)))
+    }
+}
+
+/// lopdf is not panic-free on hostile input; a panic becomes an Invalid error.
+fn guarded(
+    f: impl FnOnce() -> Result<ParsedDocument, ParseError>,
+) -> Result<ParsedDocument, ParseError> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        Err(invalid(
+            "the PDF reader failed on malformed data (internal panic caught)",
+        ))
+    })
 }
 
 fn invalid(message: impl Into<String>) -> ParseError {
@@ -80,7 +111,11 @@ fn invalid(message: impl Into<String>) -> ParseError {
     }
 }
 
-fn parse_pdf(bytes: &[u8], limits: &Limits) -> Result<ParsedDocument, ParseError> {
+fn parse_pdf(
+    bytes: &[u8],
+    limits: &Limits,
+    ocr: Option<&OcrOptions>,
+) -> Result<ParsedDocument, ParseError> {
     let head = &bytes[..bytes.len().min(1024)];
     if !head.windows(5).any(|w| w == b"%PDF-") {
         return Err(invalid(if bytes.is_empty() {
@@ -128,6 +163,7 @@ fn parse_pdf(bytes: &[u8], limits: &Limits) -> Result<ParsedDocument, ParseError
         exhausted: false,
     };
     let mut pages = Vec::with_capacity(page_ids.len());
+    let mut facts = Vec::with_capacity(page_ids.len());
     let mut empty_pages = Vec::new();
     for (i, &id) in page_ids.iter().enumerate() {
         let no = i as u32 + 1;
@@ -144,29 +180,69 @@ fn parse_pdf(bytes: &[u8], limits: &Limits) -> Result<ParsedDocument, ParseError
             warnings.push(format!("page {no}: {p}"));
         }
         let (segs, rotated) = layout::segments(&glyphs);
+        let mut undecodable = false;
         if segs.is_empty() && rotated.is_empty() && problems.is_empty() {
             if glyphs.text_ops == 0 {
                 empty_pages.push(no);
             } else {
+                undecodable = true;
                 warnings.push(format!(
                     "page {no}: text is drawn but none of it could be decoded (fonts without a \
                      usable encoding)"
                 ));
             }
         }
+        let lines = layout::lines(segs);
+        facts.push(crate::ocr::pdf::PageFacts {
+            id,
+            width: glyphs.width,
+            height: glyphs.height,
+            text: lines
+                .iter()
+                .map(|l| l.text(" "))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            undecodable,
+        });
         pages.push(PageLines {
-            lines: layout::lines(segs),
+            lines,
             rotated,
             height: glyphs.height,
         });
     }
-    if let Some(w) = empty_pages_warning(&empty_pages) {
+    let mut metadata = info_metadata(&doc);
+    let suffix = match ocr {
+        Some(opts) => {
+            let done = crate::ocr::pdf::ocr_pages(
+                &doc,
+                bytes,
+                &facts,
+                &mut pages,
+                opts,
+                &mut warnings,
+                &mut metadata,
+            )?;
+            empty_pages.retain(|p| !done.recognised.contains(p));
+            done.empty_note
+        }
+        None => "scanned? OCR not enabled".to_string(),
+    };
+    if let Some(w) = empty_pages_warning(&empty_pages, &suffix) {
         warnings.insert(0, w);
     }
+    Ok(assemble(pages, metadata, warnings, "pdf"))
+}
+
+/// The document from its pages' lines: structure, title, running headers and footers.
+pub(crate) fn assemble(
+    pages: Vec<PageLines>,
+    mut metadata: std::collections::BTreeMap<String, String>,
+    warnings: Vec<String>,
+    format: &str,
+) -> ParsedDocument {
     let page_count = pages.len() as u32;
     let built = structure::build(pages);
     // The title as printed on the first page beats /Info (often "Microsoft Word - x.docx").
-    let mut metadata = info_metadata(&doc);
     if let Some(t) = built.title {
         metadata.insert("title".into(), t);
     }
@@ -181,14 +257,14 @@ fn parse_pdf(bytes: &[u8], limits: &Limits) -> Result<ParsedDocument, ParseError
     }
     let mut elements = built.elements;
     elements.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
-    Ok(ParsedDocument {
+    ParsedDocument {
         text: built.text,
         elements,
-        format: "pdf".into(),
+        format: format.into(),
         metadata,
         warnings,
         pages: Some(page_count),
-    })
+    }
 }
 
 /// The page count the page tree's root claims (`/Count`), if readable.
@@ -199,32 +275,16 @@ fn listed_pages(doc: &lopdf::Document) -> Option<usize> {
     (count >= 0.0 && count <= MAX_PAGES as f64).then_some(count as usize)
 }
 
-/// "no text on pages 3–7, 9: scanned? OCR not enabled" (consecutive pages merged into ranges).
-fn empty_pages_warning(pages: &[u32]) -> Option<String> {
+/// "no text on pages 3–7, 9: scanned? OCR not enabled" (consecutive pages merged into ranges;
+/// `note` after the colon).
+fn empty_pages_warning(pages: &[u32], note: &str) -> Option<String> {
     if pages.is_empty() {
         return None;
     }
-    let mut ranges: Vec<(u32, u32)> = Vec::new();
-    for &p in pages {
-        match ranges.last_mut() {
-            Some(r) if r.1 + 1 == p => r.1 = p,
-            _ => ranges.push((p, p)),
-        }
-    }
-    let list: Vec<String> = ranges
-        .iter()
-        .map(|&(a, b)| {
-            if a == b {
-                a.to_string()
-            } else {
-                format!("{a}–{b}")
-            }
-        })
-        .collect();
     let noun = if pages.len() == 1 { "page" } else { "pages" };
     Some(format!(
-        "no text on {noun} {}: scanned? OCR not enabled",
-        list.join(", ")
+        "no text on {noun} {}: {note}",
+        crate::ocr::page_ranges(pages)
     ))
 }
 
@@ -260,13 +320,14 @@ mod tests {
 
     #[test]
     fn empty_page_ranges() {
-        assert_eq!(empty_pages_warning(&[]), None);
+        let note = "scanned? OCR not enabled";
+        assert_eq!(empty_pages_warning(&[], note), None);
         assert_eq!(
-            empty_pages_warning(&[3]).unwrap(),
+            empty_pages_warning(&[3], note).unwrap(),
             "no text on page 3: scanned? OCR not enabled"
         );
         assert_eq!(
-            empty_pages_warning(&[3, 4, 5, 6, 7, 9]).unwrap(),
+            empty_pages_warning(&[3, 4, 5, 6, 7, 9], note).unwrap(),
             "no text on pages 3–7, 9: scanned? OCR not enabled"
         );
     }

@@ -1,0 +1,136 @@
+//! Recognised words → the PDF parser's page lines. OCR text then goes through the same
+//! structure builder as a born-digital PDF (`pdf/structure.rs`): lines into paragraphs, bigger
+//! lines into headings, aligned cells into tables, running headers and footers out of the text.
+//!
+//! Word boxes (image pixels, y down) become segments in page points (y up, baseline): the words
+//! of one engine line, split where the gap is wider than 1.5 em (table cells, columns). The font
+//! size of a line is estimated from its word heights (a word box spans ascender to baseline, or
+//! to the descender: about 0.8 em).
+
+use super::{OcrPage, Word};
+use crate::pdf::layout::{lines, PageLines, Seg};
+
+/// Words with a confidence below this and no letter or digit are specks, not text.
+const SPECK_CONF: f32 = 40.0;
+/// A gap wider than this (× em) between words of one engine line separates segments.
+const CELL_GAP: f32 = 1.5;
+
+/// The page's lines for a page of `width` × `height` points that `page` (its image) covers.
+pub(crate) fn page_lines(page: &OcrPage, width: f32, height: f32) -> PageLines {
+    let sx = width / page.width.max(1) as f32;
+    let sy = height / page.height.max(1) as f32;
+    let words: Vec<&Word> = page
+        .words
+        .iter()
+        .filter(|w| w.conf >= SPECK_CONF || w.text.chars().any(char::is_alphanumeric))
+        .collect();
+    let mut segs = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let key = (words[i].block, words[i].par, words[i].line);
+        let mut j = i;
+        while j < words.len() && (words[j].block, words[j].par, words[j].line) == key {
+            j += 1;
+        }
+        line_segs(&words[i..j], sx, sy, height, &mut segs);
+        i = j;
+    }
+    PageLines {
+        lines: lines(segs),
+        rotated: String::new(),
+        height,
+    }
+}
+
+fn line_segs(words: &[&Word], sx: f32, sy: f32, height: f32, out: &mut Vec<Seg>) {
+    let mut heights: Vec<u32> = words.iter().map(|w| w.y1.saturating_sub(w.y0)).collect();
+    heights.sort_unstable();
+    // The upper quartile: words with ascenders, not x-height-only words or punctuation.
+    let h = heights[(heights.len() * 3 / 4).min(heights.len() - 1)].max(1) as f32;
+    let em_px = h / 0.8;
+    let mut bottoms: Vec<u32> = words.iter().map(|w| w.y1).collect();
+    bottoms.sort_unstable();
+    // Most words sit on the baseline; the median bottom ignores descenders.
+    let baseline_px = bottoms[bottoms.len() / 2] as f32;
+    let y = height - baseline_px * sy;
+    let size = em_px * sy;
+    let mut cur: Option<Seg> = None;
+    let mut last_x1 = 0u32;
+    for w in words {
+        let gap = w.x0 as f32 - last_x1 as f32;
+        if let Some(s) = cur.as_mut() {
+            if gap <= CELL_GAP * em_px {
+                s.text.push(' ');
+                push_word(s, w, sx);
+                last_x1 = w.x1;
+                continue;
+            }
+        }
+        out.extend(cur.take());
+        let mut s = Seg {
+            x0: w.x0 as f32 * sx,
+            x1: w.x0 as f32 * sx,
+            y,
+            size,
+            text: String::new(),
+            chars: 0,
+            bold: 0,
+            mono: 0,
+            words: Vec::new(),
+        };
+        push_word(&mut s, w, sx);
+        cur = Some(s);
+        last_x1 = w.x1;
+    }
+    out.extend(cur);
+}
+
+fn push_word(s: &mut Seg, w: &Word, sx: f32) {
+    s.words
+        .push((s.text.len() as u32, w.x0 as f32 * sx, w.x1 as f32 * sx));
+    s.text.push_str(&w.text);
+    s.x1 = s.x1.max(w.x1 as f32 * sx);
+    s.chars += w.text.chars().filter(|c| !c.is_whitespace()).count() as u32;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(text: &str, x0: u32, y0: u32, x1: u32, y1: u32, line: u32) -> Word {
+        Word {
+            text: text.into(),
+            conf: 90.0,
+            x0,
+            y0,
+            x1,
+            y1,
+            block: 1,
+            par: 1,
+            line,
+        }
+    }
+
+    #[test]
+    fn words_become_lines_and_cells() {
+        let page = OcrPage {
+            words: vec![
+                word("Artikel", 100, 100, 300, 150, 1),
+                word("1", 320, 100, 340, 150, 1),
+                word("Naam", 100, 300, 200, 330, 2),
+                word("Bedrag", 900, 300, 1050, 330, 2),
+                word("~", 1200, 300, 1210, 305, 2),
+            ],
+            width: 2480,
+            height: 3508,
+        };
+        let mut page = page;
+        page.words[4].conf = 10.0;
+        let pl = page_lines(&page, 595.0, 842.0);
+        assert_eq!(pl.lines.len(), 2);
+        assert_eq!(pl.lines[0].text(" | "), "Artikel 1");
+        assert_eq!(pl.lines[1].text(" | "), "Naam | Bedrag");
+        assert!(pl.lines[0].size > pl.lines[1].size * 1.4);
+        assert!(pl.lines[0].y > pl.lines[1].y);
+    }
+}
