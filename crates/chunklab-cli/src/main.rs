@@ -10,6 +10,7 @@ mod output;
 mod parse_cmd;
 mod queries_cmd;
 mod search_cmd;
+mod serve_cmd;
 mod strategies_cmd;
 
 use clap::{Parser, Subcommand};
@@ -47,6 +48,8 @@ enum Cmd {
     /// Synthetic evaluation queries from a language model (excerpts checked verbatim).
     #[command(subcommand)]
     Queries(queries_cmd::QueriesCmd),
+    /// Serve the HTTP API (chunk, parse, embed, search, documents) and the web page.
+    Serve(Box<serve_cmd::ServeArgs>),
     /// List every strategy with its parameters and defaults.
     Strategies {
         /// Print JSON instead of a table.
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Cmd::Search(args) => search_cmd::run(*args),
         Cmd::Bench(args) => bench_cmd::run(*args),
         Cmd::Queries(cmd) => queries_cmd::run(cmd),
+        Cmd::Serve(args) => serve_cmd::run(*args),
         Cmd::Strategies { json } => strategies_cmd::run(json),
     };
     match result {

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Load benchmark of `chunklab serve` on loopback: an index of the Chroma corpora (MiniLM),
+# 64 concurrent clients for 30 s on hybrid search and on chunk, with misbehaving clients
+# (stalling or disconnecting mid-upload) running alongside. Prints one JSON line per run.
+#
+#   bench/serve-load.sh [CLIENTS] [SECONDS]      (release build; needs the minilm model)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CLIENTS=${1:-64}
+SECS=${2:-30}
+SHARED=${CHUNKLAB_SHARED:-../shared}
+CORPORA=$SHARED/datasets/chroma/corpora
+[ -d "$CORPORA" ] || { echo "no Chroma corpora at $CORPORA (set CHUNKLAB_SHARED)" >&2; exit 1; }
+cargo build --release -q -p chunklab -p chunklab-server --example serve_load
+BIN=target/release/chunklab
+LOAD=target/release/examples/serve_load
+WORK=$(mktemp -d)
+trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+"$BIN" index "$CORPORA" --index "$WORK/idx" --strategy recursive --size 400 --unit tokens \
+    --model minilm --acl '**=bench' -q
+cat > "$WORK/tokens.toml" <<TOML
+[[token]]
+name = "bench"
+token = "bench-token-123"
+groups = ["bench"]
+role = "read"
+TOML
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$BIN" serve --index "$WORK/idx" --tokens "$WORK/tokens.toml" --port "$PORT" \
+    --strategy recursive --size 400 --unit tokens --model minilm 2>"$WORK/serve.log" &
+SERVER=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/ready" >/dev/null && break; sleep 0.2; done
+curl -sf "http://127.0.0.1:$PORT/ready"; echo
+echo "git $(git rev-parse --short HEAD) · $(nproc) cores · $CLIENTS clients · $SECS s"
+for MODE in hybrid bm25 dense; do
+  "$LOAD" --url "http://127.0.0.1:$PORT/v1/search?q=inflation+and+interest+rates&mode=$MODE&k=10" \
+      --token bench-token-123 --clients "$CLIENTS" --seconds "$SECS" --slow 4
+done
+head -c 20000 "$CORPORA/state_of_the_union.md" | python3 -c 'import json,sys; print(json.dumps({"text": sys.stdin.read(), "strategy": "recursive", "size": 512, "unit": "tokens", "tokenizer": "cl100k"}))' > "$WORK/chunk.json"
+"$LOAD" --url "http://127.0.0.1:$PORT/v1/chunk" --method POST --body-file "$WORK/chunk.json" \
+    --clients "$CLIENTS" --seconds "$SECS" --slow 4
+curl -s "http://127.0.0.1:$PORT/metrics" | grep -E '^chunklab_(http_rejected|index)' || true

@@ -1,0 +1,76 @@
+//! `chunklab serve`: the HTTP API and the web page (crate chunklab-server) on 127.0.0.1 unless
+//! told otherwise, with the index, its model and the tokens loaded once at start.
+
+use crate::args::ChunkingArgs;
+use anyhow::{Context, Result};
+use chunklab_server::{AppState, Limits, ServerConfig, Tokens};
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// The index to search and write (built with `chunklab index`); without it only chunk,
+    /// parse and the page are served.
+    #[arg(long)]
+    index: Option<PathBuf>,
+    /// Bearer tokens with their ACL groups and roles (TOML, `[[token]]` entries); required
+    /// with --index.
+    #[arg(long)]
+    tokens: Option<PathBuf>,
+    /// Port (0: any free port, printed at start).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: IpAddr,
+    /// Largest JSON body, in MiB.
+    #[arg(long, default_value_t = 16)]
+    max_body_mb: usize,
+    /// Largest multipart upload, in MiB.
+    #[arg(long, default_value_t = 64)]
+    max_upload_mb: usize,
+    /// Longest time one request may take, in seconds.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    /// Most requests served at once; more get 429.
+    #[arg(long, default_value_t = 256)]
+    max_in_flight: usize,
+    /// Most CPU-bound jobs at once (default: the number of cores).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// How documents sent to POST /v1/documents are chunked: the flags the index was built
+    /// with (writes are refused when they differ from the index's settings).
+    #[command(flatten)]
+    chunking: Box<ChunkingArgs>,
+}
+
+pub fn run(a: ServeArgs) -> Result<ExitCode> {
+    let tokens = match &a.tokens {
+        Some(p) => Tokens::load(p)?,
+        None => Tokens::default(),
+    };
+    let mut limits = Limits {
+        body_bytes: a.max_body_mb << 20,
+        upload_bytes: a.max_upload_mb << 20,
+        request_timeout: Duration::from_secs(a.timeout.max(1)),
+        max_in_flight: a.max_in_flight.max(1),
+        ..Limits::default()
+    };
+    if let Some(w) = a.workers {
+        limits.workers = w.max(1);
+    }
+    let cfg = ServerConfig {
+        write_pipeline: a.index.as_ref().map(|_| a.chunking.config()).transpose()?,
+        index: a.index.clone(),
+        tokens,
+        limits,
+    };
+    let state = AppState::load(cfg).context("cannot start the server")?;
+    let addr = SocketAddr::new(a.bind, a.port);
+    chunklab_server::run(addr, state, |bound| {
+        eprintln!("chunklab serve: listening on http://{bound}/");
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,514 @@
+//! The index endpoints: search (through the library's [`Searcher`], the caller's ACL groups
+//! enforced inside the index's filtered search), chunks and documents by id, adding, replacing
+//! and deleting documents (write tokens), and embedding with the served model.
+
+use crate::auth::Caller;
+use crate::error::{from_anyhow, ApiError};
+use crate::request::{self, Staged};
+use crate::state::AppState;
+use axum::extract::{Path as UrlPath, Query, Request, State};
+use axum::http::HeaderMap;
+use axum::Json;
+use chunklab_embed::{Embedder, Role};
+use chunklab_index::IndexWriter;
+use chunklab_pipeline::search::{SearchConfig, SearchParamError, Searcher};
+use chunklab_pipeline::{Pipeline, PipelineConfig};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// The served index: a searcher (index + query model, loaded once), the pipeline documents are
+/// written with, and a lock that serializes writes.
+pub struct IndexState {
+    dir: PathBuf,
+    searcher: RwLock<Arc<Searcher>>,
+    model: Option<Arc<dyn Embedder>>,
+    writer: Option<Arc<Pipeline>>,
+    write_refused: Option<String>,
+    write_lock: Mutex<()>,
+}
+
+impl IndexState {
+    /// Open the index in `dir`, load its model, and build the write pipeline from `write`
+    /// (its model defaults to the index's); writes are refused, with the reason, when the
+    /// pipeline's settings differ from the index's.
+    pub fn open(dir: &Path, mut write: PipelineConfig) -> anyhow::Result<IndexState> {
+        let searcher = Searcher::open(dir, false)?;
+        let settings = searcher.index().settings().clone();
+        let model = if settings.dim > 0 {
+            Some(searcher.load_model()?)
+        } else {
+            None
+        };
+        if write.model.is_none() && settings.dim > 0 {
+            write.model = Some(settings.model.clone());
+        }
+        let (writer, write_refused) = match Pipeline::new(write) {
+            Ok(p) => {
+                let why = match (&p.model, &p.config.model) {
+                    (Some(m), Some(spec)) => settings.mismatch(&p.index_settings(spec, m.as_ref())),
+                    _ => Some("the index has no embedding model".to_string()),
+                };
+                (Some(Arc::new(p)), why)
+            }
+            Err(e) => (None, Some(format!("{e:#}"))),
+        };
+        Ok(IndexState {
+            dir: dir.to_path_buf(),
+            searcher: RwLock::new(Arc::new(searcher)),
+            model,
+            writer,
+            write_refused,
+            write_lock: Mutex::new(()),
+        })
+    }
+
+    /// The searcher of the index as last committed.
+    pub fn searcher(&self) -> Arc<Searcher> {
+        self.searcher
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The served model's name.
+    pub fn model_spec(&self) -> Option<String> {
+        self.model
+            .as_ref()
+            .map(|_| self.searcher().index().settings().model.clone())
+    }
+
+    /// Documents and chunks in the index.
+    pub fn counts(&self) -> (usize, usize) {
+        let s = self.searcher();
+        (s.index().store().docs().len(), s.index().store().len())
+    }
+
+    /// What `/ready` says about the index.
+    pub fn summary(&self) -> Value {
+        let s = self.searcher();
+        let settings = s.index().settings();
+        let (docs, chunks) = self.counts();
+        json!({
+            "dir": self.dir.display().to_string(),
+            "documents": docs,
+            "chunks": chunks,
+            "model": settings.model,
+            "chunker": settings.chunker,
+            "writable": self.write_refused.is_none(),
+            "write_refused": self.write_refused,
+        })
+    }
+}
+
+fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
+    state.tokens.caller(headers)
+}
+
+fn search_error(e: anyhow::Error) -> ApiError {
+    if let Some(p) = e.downcast_ref::<SearchParamError>() {
+        return ApiError::invalid(format!("invalid `{}`: {}", p.param, p.message));
+    }
+    from_anyhow(e)
+}
+
+/// `GET /v1/search?q=...&mode=hybrid&k=10&filter=kind=table`: the query in `q`, any
+/// [`SearchConfig`] key (`filter` repeated), `context_chars` for the text around each hit.
+pub async fn search_get(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Query(pairs): Query<Vec<(String, String)>>,
+) -> Result<Json<Value>, ApiError> {
+    let mut fields = Map::new();
+    let mut filters = Vec::new();
+    for (k, v) in pairs {
+        match k.as_str() {
+            "filter" => filters.push(Value::String(v)),
+            "q" | "query" | "rerank" => {
+                fields.insert(k, Value::String(v));
+            }
+            _ => {
+                let value = serde_json::from_str::<Value>(&v)
+                    .ok()
+                    .filter(|v| !v.is_string())
+                    .unwrap_or(Value::String(v));
+                fields.insert(k, value);
+            }
+        }
+    }
+    if !filters.is_empty() {
+        fields.insert("filter".into(), Value::Array(filters));
+    }
+    search(state, headers, fields).await
+}
+
+/// `POST /v1/search` with `{"q": "...", "mode": "hybrid", "k": 10, "filter": [...]}`.
+pub async fn search_post(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    req: Request,
+) -> Result<Json<Value>, ApiError> {
+    let body = request::read_body(&state, req).await?;
+    search(state, headers, body.fields).await
+}
+
+async fn search(
+    state: Arc<AppState>,
+    headers: HeaderMap,
+    mut fields: Map<String, Value>,
+) -> Result<Json<Value>, ApiError> {
+    let ix = state.index()?;
+    let who = caller(&state, &headers)?;
+    let q: Option<String> = request::take(&mut fields, "q")?;
+    let query: Option<String> = request::take(&mut fields, "query")?;
+    let q = q.or(query).unwrap_or_default();
+    if q.trim().is_empty() {
+        return Err(ApiError::invalid("invalid `q`: the query is empty"));
+    }
+    let context_chars: usize = request::take(&mut fields, "context_chars")?.unwrap_or(0);
+    let cfg: SearchConfig = request::into_config(fields)?;
+    cfg.validate()
+        .map_err(|p| ApiError::invalid(format!("invalid `{}`: {}", p.param, p.message)))?;
+    let searcher = ix.searcher();
+    let out = state
+        .blocking(move || {
+            let started = std::time::Instant::now();
+            let hits = searcher
+                .search(&q, &cfg, Some(&who.groups))
+                .map_err(search_error)?;
+            let mut texts: BTreeMap<String, Option<String>> = BTreeMap::new();
+            let hits: Vec<Value> = hits
+                .iter()
+                .map(|h| {
+                    let mut v = serde_json::to_value(h).unwrap_or(Value::Null);
+                    if context_chars > 0 {
+                        let text = texts
+                            .entry(h.doc_id.clone())
+                            .or_insert_with(|| searcher.index().store().doc_text(&h.doc_id).ok());
+                        if let Some(t) = text {
+                            v["before"] = before(t, h.start_byte, context_chars).into();
+                            v["after"] = after(t, h.end_byte, context_chars).into();
+                        }
+                    }
+                    v
+                })
+                .collect();
+            Ok(json!({
+                "query": q,
+                "mode": cfg.mode,
+                "took_ms": started.elapsed().as_secs_f64() * 1e3,
+                "hits": hits,
+            }))
+        })
+        .await?;
+    Ok(Json(out))
+}
+
+/// Up to `n` chars of `text` ending at byte `end`.
+fn before(text: &str, end: usize, n: usize) -> &str {
+    let end = floor(text, end.min(text.len()));
+    let start = text[..end]
+        .char_indices()
+        .rev()
+        .nth(n.saturating_sub(1))
+        .map_or(0, |(i, _)| i);
+    &text[start..end]
+}
+
+/// Up to `n` chars of `text` starting at byte `start`.
+fn after(text: &str, start: usize, n: usize) -> &str {
+    let start = floor(text, start.min(text.len()));
+    let end = text[start..]
+        .char_indices()
+        .nth(n)
+        .map_or(text.len(), |(i, _)| start + i);
+    &text[start..end]
+}
+
+fn floor(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Whether `who` may see a document with access groups `acl` (it holds one of them).
+fn visible(who: &Caller, acl: &[String]) -> bool {
+    acl.iter().any(|g| who.groups.contains(g))
+}
+
+/// `GET /v1/chunks/{id}`: one chunk, 404 unless the caller may see its document.
+pub async fn get_chunk(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let ix = state.index()?;
+    let who = caller(&state, &headers)?;
+    let s = ix.searcher();
+    let store = s.index().store();
+    let missing = || ApiError::not_found(format!("no chunk `{id}`"));
+    let chunk = store
+        .key_of(&id)
+        .and_then(|k| store.chunk(k))
+        .ok_or_else(missing)?;
+    let doc = store.doc(&chunk.doc_id).ok_or_else(missing)?;
+    if !visible(&who, &doc.record.acl) {
+        return Err(missing());
+    }
+    let mut v = serde_json::to_value(chunk).map_err(|e| ApiError::internal(e.to_string()))?;
+    v["acl"] = json!(doc.record.acl);
+    v["fields"] = json!(doc.record.fields);
+    Ok(Json(v))
+}
+
+/// `GET /v1/documents/{id}`: the document's text, metadata and its chunks (spans), 404 unless
+/// the caller may see it.
+pub async fn get_document(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let ix = state.index()?;
+    let who = caller(&state, &headers)?;
+    let s = ix.searcher();
+    let store = s.index().store();
+    let missing = || ApiError::not_found(format!("no document `{id}`"));
+    let doc = store.doc(&id).ok_or_else(missing)?;
+    if !visible(&who, &doc.record.acl) {
+        return Err(missing());
+    }
+    let text = store
+        .doc_text(&id)
+        .map_err(|e| crate::error::from_index(&e))?;
+    let chunks: Vec<Value> = doc
+        .keys
+        .iter()
+        .filter_map(|k| store.chunk(*k))
+        .map(|c| {
+            json!({"id": c.id, "start_byte": c.start_byte, "end_byte": c.end_byte,
+                   "start_char": c.start_char, "end_char": c.end_char, "tokens": c.tokens,
+                   "headings": c.headings, "page": c.page, "level": c.level})
+        })
+        .collect();
+    Ok(Json(json!({
+        "doc_id": doc.record.doc_id,
+        "source": doc.record.source,
+        "acl": doc.record.acl,
+        "fields": doc.record.fields,
+        "text": text,
+        "chunks": chunks,
+    })))
+}
+
+/// `POST /v1/documents` (write token): add or replace a document — `doc_id`, `text` (or a
+/// multipart `file`), `acl` (groups the caller holds), `metadata` (field → value) — chunked
+/// and embedded by the index's pipeline.
+pub async fn put_document(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    req: Request,
+) -> Result<Json<Value>, ApiError> {
+    let ix = state.index()?;
+    let who = caller(&state, &headers)?;
+    who.require_write()?;
+    let mut body = request::read_body(&state, req).await?;
+    let acl: Vec<String> = request::take(&mut body.fields, "acl")?.unwrap_or_default();
+    let meta: BTreeMap<String, String> =
+        request::take(&mut body.fields, "metadata")?.unwrap_or_default();
+    if acl.is_empty() {
+        return Err(ApiError::invalid(
+            "invalid `acl`: give the document's access groups (a list, e.g. [\"team-a\"])",
+        ));
+    }
+    if let Some(g) = acl.iter().find(|g| !who.groups.contains(g)) {
+        return Err(ApiError::forbidden(format!(
+            "token `{}` does not hold group `{g}`",
+            who.name
+        )));
+    }
+    if let Some(f) = meta
+        .keys()
+        .find(|f| chunklab_index::filter::BUILTIN_FIELDS.contains(&f.as_str()))
+    {
+        return Err(ApiError::invalid(format!(
+            "invalid `metadata`: `{f}` is a built-in filter field; choose another name"
+        )));
+    }
+    let docs = request::documents(&mut body, 1)?;
+    if let Some(k) = body.fields.keys().next() {
+        return Err(ApiError::invalid(format!(
+            "unknown field `{k}` (doc_id, text, file, source, acl, metadata)"
+        )));
+    }
+    let (pipeline, model) = match (&ix.writer, &ix.model, &ix.write_refused) {
+        (Some(p), Some(m), None) => (p.clone(), m.clone()),
+        (_, _, why) => {
+            return Err(ApiError::new(
+                axum::http::StatusCode::CONFLICT,
+                "not_writable",
+                format!(
+                    "this server cannot write the index: {}; start `chunklab serve` with the chunking flags the index was built with",
+                    why.as_deref().unwrap_or("no write pipeline")
+                ),
+            ))
+        }
+    };
+    let st = state.clone();
+    let out = state
+        .blocking(move || {
+            let ix = st.index()?;
+            let staged = Staged::new(docs)?;
+            let (input, source) = &staged.inputs[0];
+            let prepared = pipeline
+                .prepare(input, false)
+                .map_err(|s| crate::chunk::skip_error(&staged, 0, s))?;
+            let text = prepared.text().to_string();
+            let processed = pipeline
+                .process(input, source, &prepared)
+                .map_err(|s| crate::chunk::skip_error(&staged, 0, s))?;
+            let hash = format!(
+                "{} acl={acl:?} meta={meta:?}",
+                blake3::hash(text.as_bytes()).to_hex()
+            );
+            let (mut doc, texts) = chunklab_pipeline::index_document(
+                input.doc_id(),
+                source,
+                hash,
+                &text,
+                acl,
+                meta,
+                processed,
+            );
+            if !texts.is_empty() {
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let vectors = model
+                    .embed(&refs, Role::Passage)
+                    .map_err(|e| from_anyhow(e.into()))?;
+                for (c, v) in doc.chunks.iter_mut().zip(vectors) {
+                    c.vector = v;
+                }
+            }
+            let chunks = doc.chunks.len();
+            let doc_id = doc.doc_id.clone();
+            let _guard = ix.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+            let replaced = {
+                let s = ix.searcher();
+                match s.index().store().doc(&doc_id) {
+                    Some(old) if !visible(&who, &old.record.acl) => {
+                        return Err(ApiError::forbidden(format!(
+                            "document `{doc_id}` exists with groups token `{}` does not hold",
+                            who.name
+                        )))
+                    }
+                    Some(_) => true,
+                    None => false,
+                }
+            };
+            let settings = ix.searcher().index().settings().clone();
+            let mut w = IndexWriter::open(&ix.dir, settings, false)
+                .map_err(|e| crate::error::from_index(&e))?;
+            w.add_document(doc)
+                .map_err(|e| crate::error::from_index(&e))?;
+            w.finish().map_err(|e| crate::error::from_index(&e))?;
+            reopen(ix)?;
+            Ok(json!({"doc_id": doc_id, "chunks": chunks, "replaced": replaced}))
+        })
+        .await?;
+    Ok(Json(out))
+}
+
+/// `DELETE /v1/documents/{id}` (write token; the caller must see the document).
+pub async fn delete_document(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    state.index()?;
+    let who = caller(&state, &headers)?;
+    who.require_write()?;
+    let st = state.clone();
+    state
+        .blocking(move || {
+            let ix = st.index()?;
+            let _guard = ix.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+            let s = ix.searcher();
+            let visible_doc = s
+                .index()
+                .store()
+                .doc(&id)
+                .is_some_and(|d| visible(&who, &d.record.acl));
+            if !visible_doc {
+                return Err(ApiError::not_found(format!("no document `{id}`")));
+            }
+            let settings = s.index().settings().clone();
+            let mut w = IndexWriter::open(&ix.dir, settings, false)
+                .map_err(|e| crate::error::from_index(&e))?;
+            w.remove_document(&id)
+                .map_err(|e| crate::error::from_index(&e))?;
+            w.finish().map_err(|e| crate::error::from_index(&e))?;
+            reopen(ix)?;
+            Ok(Json(json!({"doc_id": id, "deleted": true})))
+        })
+        .await
+}
+
+/// Open the index again after a write and swap it in (queries in flight keep the old one).
+fn reopen(ix: &IndexState) -> Result<(), ApiError> {
+    let fresh = Searcher::open(&ix.dir, false).map_err(from_anyhow)?;
+    if fresh.index().settings().dim > 0 {
+        fresh.load_model().map_err(from_anyhow)?;
+    }
+    *ix.searcher.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(fresh);
+    Ok(())
+}
+
+/// `POST /v1/embed` with `{"texts": [...], "role": "query" | "passage"}`: vectors from the
+/// served model (the index's), any valid token.
+pub async fn embed(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    req: Request,
+) -> Result<Json<Value>, ApiError> {
+    let ix = state.index()?;
+    caller(&state, &headers)?;
+    let model = ix.model.clone().ok_or_else(|| {
+        ApiError::unavailable("no_model", "the index has no embedding model to serve")
+    })?;
+    let spec = ix.model_spec().unwrap_or_default();
+    let mut body = request::read_body(&state, req).await?;
+    let texts: Vec<String> = request::take(&mut body.fields, "texts")?
+        .ok_or_else(|| ApiError::invalid("invalid `texts`: give a list of strings"))?;
+    let role = match request::take::<String>(&mut body.fields, "role")?.as_deref() {
+        None | Some("passage") => Role::Passage,
+        Some("query") => Role::Query,
+        Some(r) => {
+            return Err(ApiError::invalid(format!(
+                "invalid `role`: `{r}` (query, passage)"
+            )))
+        }
+    };
+    if let Some(k) = body.fields.keys().next() {
+        return Err(ApiError::invalid(format!(
+            "unknown field `{k}` (texts, role)"
+        )));
+    }
+    if texts.len() > state.limits.max_texts {
+        return Err(ApiError::invalid(format!(
+            "invalid `texts`: {} texts; the server takes at most {}",
+            texts.len(),
+            state.limits.max_texts
+        )));
+    }
+    let out = state
+        .blocking(move || {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let vectors = model
+                .embed(&refs, role)
+                .map_err(|e| from_anyhow(e.into()))?;
+            Ok(json!({"model": spec, "dim": model.dim(), "vectors": vectors}))
+        })
+        .await?;
+    Ok(Json(out))
+}

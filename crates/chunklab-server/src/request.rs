@@ -1,0 +1,342 @@
+//! Reading a request body — JSON or a multipart form — into fields and uploads, mapping those
+//! fields onto the pipeline's own typed configuration, and writing the documents where the
+//! pipeline reads them.
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Multipart, Request};
+use axum::http::header;
+use chunklab_core::ChunkConfig;
+use chunklab_pipeline::{Input, PipelineConfig, ReadingConfig};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+
+/// A request body: its fields (JSON keys or form fields) and uploaded files.
+pub(crate) struct Body {
+    pub fields: Map<String, Value>,
+    pub files: Vec<Upload>,
+}
+
+/// One uploaded file.
+pub(crate) struct Upload {
+    pub filename: String,
+    pub bytes: Bytes,
+}
+
+/// Read a JSON object or a multipart form (fields as JSON values when they parse as JSON —
+/// `size=512` is a number, `separators=["\n\n"]` a list — else as strings; parts with a file
+/// name are uploads).
+pub(crate) async fn read_body(state: &AppState, req: Request) -> Result<Body, ApiError> {
+    let ctype = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if ctype.starts_with("multipart/form-data") {
+        let mut form = Multipart::from_request(req, &())
+            .await
+            .map_err(|r| ApiError::bad_request(format!("multipart form: {}", r.body_text())))?;
+        let mut body = Body {
+            fields: Map::new(),
+            files: Vec::new(),
+        };
+        loop {
+            let field = match form.next_field().await {
+                Ok(Some(f)) => f,
+                Ok(None) => break,
+                Err(e) => return Err(multipart_error(state, e)),
+            };
+            let name = field.name().unwrap_or("").to_string();
+            let filename = field.file_name().map(str::to_string);
+            let bytes = field.bytes().await.map_err(|e| multipart_error(state, e))?;
+            match filename {
+                Some(filename) => body.files.push(Upload { filename, bytes }),
+                None if name == "file" => body.files.push(Upload {
+                    filename: "upload".into(),
+                    bytes,
+                }),
+                None => {
+                    let text = std::str::from_utf8(&bytes).map_err(|_| {
+                        ApiError::bad_request(format!("form field `{name}` is not UTF-8"))
+                    })?;
+                    let value = serde_json::from_str::<Value>(text)
+                        .ok()
+                        .filter(|v| !v.is_string())
+                        .unwrap_or_else(|| Value::String(text.to_string()));
+                    body.fields.insert(name, value);
+                }
+            }
+        }
+        return Ok(body);
+    }
+    if !(ctype.is_empty() || ctype.starts_with("application/json")) {
+        return Err(ApiError::bad_request(format!(
+            "content-type `{ctype}`: send application/json or multipart/form-data"
+        )));
+    }
+    let bytes = Bytes::from_request(req, &()).await.map_err(|r| {
+        if r.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            too_large(state.limits.body_bytes, "body")
+        } else {
+            ApiError::bad_request(r.body_text())
+        }
+    })?;
+    if bytes.len() > state.limits.body_bytes {
+        return Err(too_large(state.limits.body_bytes, "JSON body"));
+    }
+    let value: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::bad_request(format!("the body is not JSON: {e}")))?;
+    match value {
+        Value::Object(fields) => Ok(Body {
+            fields,
+            files: Vec::new(),
+        }),
+        _ => Err(ApiError::bad_request("the body must be a JSON object")),
+    }
+}
+
+fn too_large(limit: usize, what: &str) -> ApiError {
+    ApiError::too_large(format!(
+        "the {what} is larger than the server's limit of {} bytes",
+        limit
+    ))
+}
+
+fn multipart_error(state: &AppState, e: axum::extract::multipart::MultipartError) -> ApiError {
+    if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        too_large(state.limits.upload_bytes, "upload")
+    } else {
+        ApiError::bad_request(format!("multipart form: {}", e.body_text()))
+    }
+}
+
+/// Take `key` out of `fields` as a `T`; a wrong type is a 422 naming the key.
+pub(crate) fn take<T: DeserializeOwned>(
+    fields: &mut Map<String, Value>,
+    key: &str,
+) -> Result<Option<T>, ApiError> {
+    match fields.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => serde_json::from_value(v)
+            .map(Some)
+            .map_err(|e| ApiError::invalid(format!("invalid `{key}`: {e}"))),
+    }
+}
+
+/// Deserialize what is left of `fields` into `T` (a `deny_unknown_fields` configuration); on
+/// error, the message names the offending key.
+pub(crate) fn into_config<T: DeserializeOwned>(fields: Map<String, Value>) -> Result<T, ApiError> {
+    match serde_json::from_value::<T>(Value::Object(fields.clone())) {
+        Ok(c) => Ok(c),
+        Err(e) => {
+            for (k, v) in &fields {
+                let mut one = Map::new();
+                one.insert(k.clone(), v.clone());
+                if let Err(e1) = serde_json::from_value::<T>(Value::Object(one)) {
+                    return Err(ApiError::invalid(format!("invalid `{k}`: {e1}")));
+                }
+            }
+            Err(ApiError::invalid(format!("invalid configuration: {e}")))
+        }
+    }
+}
+
+/// Keys of the CLI that the server does not take, and why.
+const REFUSED: &[(&str, &str)] = &[
+    ("llm", "language models are not served"),
+    (
+        "context",
+        "contextual retrieval needs a language model or a prompt file",
+    ),
+    ("fetch", "the server never downloads models"),
+    (
+        "include",
+        "the server chunks the documents sent, it walks no directory",
+    ),
+    (
+        "exclude",
+        "the server chunks the documents sent, it walks no directory",
+    ),
+];
+
+/// The pipeline configuration the request's fields spell: the reading keys (`parser`,
+/// `encoding`, `lossy`), `model` (only the served one), and every [`ChunkConfig`] key.
+pub(crate) fn pipeline_config(
+    mut fields: Map<String, Value>,
+    served_model: Option<&str>,
+) -> Result<PipelineConfig, ApiError> {
+    for (key, why) in REFUSED {
+        if fields.contains_key(*key) {
+            return Err(ApiError::invalid(format!(
+                "`{key}` is not available through the server: {why}"
+            )));
+        }
+    }
+    let mut reading = Map::new();
+    for key in ["parser", "encoding", "lossy"] {
+        if let Some(v) = fields.remove(key) {
+            reading.insert(key.into(), v);
+        }
+    }
+    let reading: ReadingConfig = into_config(reading)?;
+    let model: Option<String> = take(&mut fields, "model")?;
+    if let Some(m) = &model {
+        if served_model != Some(m.as_str()) {
+            return Err(ApiError::invalid(format!(
+                "invalid `model`: `{m}` is not served here ({})",
+                served_model.map_or("this server serves no model".into(), |s| format!(
+                    "the server serves `{s}`"
+                ))
+            )));
+        }
+    }
+    if let Some(Value::String(t)) = fields.get("tokenizer") {
+        if t.contains('/') || t.contains('\\') || t.ends_with(".json") {
+            return Err(ApiError::invalid(format!(
+                "invalid `tokenizer`: `{t}` is a path; the server takes a tokenizer name (cl100k, o200k) or the served model"
+            )));
+        }
+    }
+    let chunking: ChunkConfig = into_config(fields)?;
+    chunking
+        .validate()
+        .map_err(|e| ApiError::invalid(e.to_string()))?;
+    Ok(PipelineConfig {
+        chunking,
+        model,
+        reading,
+        ..PipelineConfig::default()
+    })
+}
+
+/// One document of a request: a display name (`source`), an id and its bytes.
+pub(crate) struct Doc {
+    pub doc_id: String,
+    pub source: String,
+    pub bytes: Vec<u8>,
+}
+
+/// The documents of a request: `text`, `texts` (ids `doc_id`-0, -1 ... or text-N) or the uploads.
+pub(crate) fn documents(body: &mut Body, max: usize) -> Result<Vec<Doc>, ApiError> {
+    let text: Option<String> = take(&mut body.fields, "text")?;
+    let texts: Option<Vec<String>> = take(&mut body.fields, "texts")?;
+    let source: Option<String> = take(&mut body.fields, "source")?;
+    let doc_id: Option<String> = take(&mut body.fields, "doc_id")?;
+    let given =
+        text.is_some() as usize + texts.is_some() as usize + (!body.files.is_empty()) as usize;
+    if given != 1 {
+        return Err(ApiError::invalid(
+            "give exactly one of `text` (a string), `texts` (a list of strings) or a multipart `file`",
+        ));
+    }
+    let mut docs = Vec::new();
+    if let Some(t) = text {
+        let source = source.unwrap_or_else(|| "text".into());
+        docs.push(Doc {
+            doc_id: doc_id.unwrap_or_else(|| source.clone()),
+            source,
+            bytes: t.into_bytes(),
+        });
+    } else if let Some(ts) = texts {
+        let base = doc_id.or(source).unwrap_or_else(|| "text".into());
+        for (i, t) in ts.into_iter().enumerate() {
+            docs.push(Doc {
+                doc_id: format!("{base}-{i}"),
+                source: format!("{base}-{i}"),
+                bytes: t.into_bytes(),
+            });
+        }
+    } else {
+        for (i, f) in std::mem::take(&mut body.files).into_iter().enumerate() {
+            let name = source.clone().unwrap_or_else(|| f.filename.clone());
+            docs.push(Doc {
+                doc_id: match (&doc_id, i) {
+                    (Some(d), 0) => d.clone(),
+                    (Some(d), i) => format!("{d}-{i}"),
+                    (None, _) => name.clone(),
+                },
+                source: name,
+                bytes: f.bytes.to_vec(),
+            });
+        }
+    }
+    if docs.len() > max {
+        return Err(ApiError::invalid(format!(
+            "{} documents in one request; the server takes at most {max}",
+            docs.len()
+        )));
+    }
+    Ok(docs)
+}
+
+/// Documents written where the pipeline reads them (a private temporary directory, removed
+/// when dropped), named after their source so the parser is chosen by extension and content.
+pub(crate) struct Staged {
+    _dir: tempfile::TempDir,
+    /// (input, display name) per document.
+    pub inputs: Vec<(Input, String)>,
+    paths: Vec<PathBuf>,
+}
+
+impl Staged {
+    /// Write `docs` to a new temporary directory.
+    pub fn new(docs: Vec<Doc>) -> Result<Staged, ApiError> {
+        let dir = tempfile::Builder::new()
+            .prefix("chunklab-serve-")
+            .tempdir()
+            .map_err(|e| ApiError::internal(format!("cannot create a temporary directory: {e}")))?;
+        let mut inputs = Vec::new();
+        let mut paths = Vec::new();
+        for (i, d) in docs.into_iter().enumerate() {
+            let sub = dir.path().join(i.to_string());
+            let path = sub.join(safe_name(&d.source));
+            std::fs::create_dir_all(&sub)
+                .and_then(|()| std::fs::write(&path, &d.bytes))
+                .map_err(|e| ApiError::internal(format!("cannot stage the document: {e}")))?;
+            paths.push(path.clone());
+            inputs.push((
+                Input::File {
+                    path,
+                    doc_id: d.doc_id,
+                },
+                d.source,
+            ));
+        }
+        Ok(Staged {
+            _dir: dir,
+            inputs,
+            paths,
+        })
+    }
+
+    /// A pipeline message about document `i` with its temporary path replaced by its name.
+    pub fn message(&self, i: usize, msg: String) -> String {
+        let path = self.paths[i].display().to_string();
+        msg.replace(&path, &self.inputs[i].1)
+    }
+}
+
+/// The last path component of `name`, restricted to safe characters (the extension kept).
+fn safe_name(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or("");
+    let clean: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(100)
+        .collect();
+    let clean = clean.trim_start_matches('.').to_string();
+    if clean.is_empty() {
+        "document".into()
+    } else {
+        clean
+    }
+}

@@ -1,0 +1,159 @@
+//! What the server loads once at start and shares between requests: limits, tokens, metrics,
+//! a bounded cache of pipelines (one per distinct chunking configuration), and the index with
+//! its searcher and the pipeline that writes documents into it.
+
+use crate::auth::Tokens;
+use crate::error::ApiError;
+use crate::metrics::Metrics;
+use chunklab_pipeline::{Pipeline, PipelineConfig};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+/// Bounds on what one request may cost.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Largest JSON body, in bytes.
+    pub body_bytes: usize,
+    /// Largest multipart upload (the whole form), in bytes.
+    pub upload_bytes: usize,
+    /// Longest time one request may take (reading its body included).
+    pub request_timeout: Duration,
+    /// Most requests served at once; more are refused with 429.
+    pub max_in_flight: usize,
+    /// Most CPU-bound jobs (chunking, embedding, searching) run at once; more wait.
+    pub workers: usize,
+    /// Most texts in one /v1/chunk or /v1/embed request.
+    pub max_texts: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            body_bytes: 16 << 20,
+            upload_bytes: 64 << 20,
+            request_timeout: Duration::from_secs(60),
+            max_in_flight: 256,
+            workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            max_texts: 1024,
+        }
+    }
+}
+
+/// How the server is configured (what `chunklab serve` builds from its flags).
+pub struct ServerConfig {
+    /// The index directory (none: only the stateless endpoints and the page).
+    pub index: Option<PathBuf>,
+    /// The bearer tokens (required with an index).
+    pub tokens: Tokens,
+    /// The pipeline documents are written with (`POST /v1/documents`): its chunking and model
+    /// must be the index's. Also the model `/v1/embed` serves.
+    pub write_pipeline: Option<PipelineConfig>,
+    /// Limits.
+    pub limits: Limits,
+}
+
+/// Most pipelines kept for distinct chunking configurations.
+const PIPELINE_CACHE: usize = 32;
+
+/// Shared state.
+pub struct AppState {
+    /// Limits.
+    pub limits: Limits,
+    /// Tokens.
+    pub tokens: Tokens,
+    /// Counters.
+    pub metrics: Metrics,
+    /// Requests being served.
+    pub in_flight: AtomicUsize,
+    /// Permits for CPU-bound work.
+    pub workers: Arc<Semaphore>,
+    pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
+    /// The index, when serving one.
+    pub index: Option<crate::index::IndexState>,
+}
+
+impl AppState {
+    /// Load everything: the write pipeline (and its model) and the index with its searcher.
+    pub fn load(cfg: ServerConfig) -> anyhow::Result<AppState> {
+        let index = match &cfg.index {
+            Some(dir) => Some(crate::index::IndexState::open(
+                dir,
+                cfg.write_pipeline.clone().unwrap_or_default(),
+            )?),
+            None => None,
+        };
+        if index.is_some() && cfg.tokens.is_empty() {
+            anyhow::bail!("serving an index needs a tokens file (--tokens)");
+        }
+        Ok(AppState {
+            workers: Arc::new(Semaphore::new(cfg.limits.workers.max(1))),
+            limits: cfg.limits,
+            tokens: cfg.tokens,
+            metrics: Metrics::default(),
+            in_flight: AtomicUsize::new(0),
+            pipelines: Mutex::new(HashMap::new()),
+            index,
+        })
+    }
+
+    /// The pipeline for `cfg`, built once per distinct configuration (bounded cache).
+    pub fn pipeline(&self, cfg: PipelineConfig) -> Result<Arc<Pipeline>, ApiError> {
+        let key = serde_json::to_string(&cfg).map_err(|e| ApiError::internal(e.to_string()))?;
+        if let Some(p) = self.lock_pipelines().get(&key) {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(Pipeline::new(cfg).map_err(crate::error::from_anyhow)?);
+        let mut cache = self.lock_pipelines();
+        if cache.len() >= PIPELINE_CACHE {
+            cache.clear();
+        }
+        cache.insert(key, p.clone());
+        Ok(p)
+    }
+
+    fn lock_pipelines(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Pipeline>>> {
+        self.pipelines.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The index, or 503 when the server runs without one.
+    pub fn index(&self) -> Result<&crate::index::IndexState, ApiError> {
+        self.index.as_ref().ok_or_else(|| {
+            ApiError::unavailable(
+                "no_index",
+                "this server runs without an index (start it with --index DIR)",
+            )
+        })
+    }
+
+    /// Run CPU-bound `f` on the blocking pool once a worker permit is free; a panic inside
+    /// becomes a 500, never a dropped connection.
+    pub async fn blocking<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let permit =
+            self.workers.clone().acquire_owned().await.map_err(|_| {
+                ApiError::unavailable("shutting_down", "the server is shutting down")
+            })?;
+        let out = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            f()
+        })
+        .await;
+        match out {
+            Ok(r) => r,
+            Err(e) if e.is_panic() => Err(ApiError::internal(
+                "the request failed inside the pipeline (a bug: please report it with the input)",
+            )),
+            Err(_) => Err(ApiError::unavailable(
+                "cancelled",
+                "the request was cancelled",
+            )),
+        }
+    }
+}
