@@ -55,6 +55,11 @@ pub(crate) struct DocBuilder {
 }
 
 impl DocBuilder {
+    /// Elements built so far.
+    pub fn len(&self) -> usize {
+        self.elements.len()
+    }
+
     pub fn new() -> Self {
         Self {
             text: String::new(),

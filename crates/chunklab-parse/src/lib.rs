@@ -60,6 +60,10 @@ pub struct Limits {
     pub max_zip_entries: usize,
     /// Nesting depth of markup that is followed (deeper content is still extracted as text).
     pub max_depth: usize,
+    /// Elements (paragraphs, headings, table cells …) one container document (DOCX, ODT) may
+    /// hold: the bound on parse memory, since each element costs ~150 bytes beside its text (a
+    /// 1.5 MB DOCX can unpack to 500 MB of empty paragraphs). More is a [`ParseError::Limit`].
+    pub max_elements: usize,
 }
 
 impl Default for Limits {
@@ -68,6 +72,7 @@ impl Default for Limits {
             max_decompressed_bytes: 512 << 20,
             max_zip_entries: 10_000,
             max_depth: 256,
+            max_elements: 2_000_000,
         }
     }
 }

@@ -356,6 +356,43 @@ fn truncated_empty_and_random_containers_are_errors() {
     assert!(doc.text.is_empty() && doc.elements.is_empty());
 }
 
+/// Issue 19 item 5: a small container of many tiny paragraphs must not turn into gigabytes of
+/// elements; past `max_elements` it is a clear limit error, below it parses.
+#[test]
+fn many_tiny_paragraphs_stop_at_the_element_limit() {
+    let paras = 50_000;
+    let mut docx_body = b"<w:document xmlns:w=\"w\"><w:body>".to_vec();
+    let mut odt_body = b"<office:document-content><office:body><office:text>".to_vec();
+    for _ in 0..paras {
+        docx_body.extend_from_slice(b"<w:p><w:r><w:t>a</w:t></w:r></w:p>");
+        odt_body.extend_from_slice(b"<text:p>a</text:p>");
+    }
+    docx_body.extend_from_slice(b"</w:body></w:document>");
+    odt_body.extend_from_slice(b"</office:text></office:body></office:document-content>");
+    let docx = zip_of(&[("word/document.xml", &docx_body)]);
+    let odt = zip_of(&[
+        ("mimetype", b"application/vnd.oasis.opendocument.text"),
+        ("content.xml", &odt_body),
+    ]);
+    let few = Limits {
+        max_elements: 10_000,
+        ..Limits::default()
+    };
+    for (parser, bytes) in [(&DocxParser as &dyn Parser, &docx), (&OdtParser, &odt)] {
+        let e = expect_error(parser, bytes, &few);
+        assert!(
+            matches!(e, ParseError::Limit { limit: 10_000, .. }),
+            "{}: {e}",
+            parser.name()
+        );
+        assert!(e.to_string().contains("elements"), "{e}");
+        let doc = parser
+            .parse(bytes, Path::new("many"), &Limits::default())
+            .unwrap();
+        assert_eq!(doc.elements.len(), paras, "{}", parser.name());
+    }
+}
+
 fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
     let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let opts = zip::write::SimpleFileOptions::default()

@@ -83,7 +83,7 @@ impl Parser for DocxParser {
             metadata.extend(xml::simple_fields(&app, &[(b"Application", "generator")]));
         }
         let mut docx = Docx::new(&styles, &numbering);
-        let builder = walk::walk(&mut docx, &document, FORMAT, &main)?;
+        let builder = walk::walk(&mut docx, &document, FORMAT, &main, limits.max_elements)?;
         let mut doc = builder.finish(FORMAT, metadata);
         if doc.text.is_empty() {
             doc.warnings.push(format!("{main} holds no text"));

@@ -83,7 +83,13 @@ impl Parser for OdtParser {
             None => Default::default(),
         };
         let mut odt = Odt::new(&styles);
-        let builder = walk::walk(&mut odt, &content, FORMAT, "content.xml")?;
+        let builder = walk::walk(
+            &mut odt,
+            &content,
+            FORMAT,
+            "content.xml",
+            limits.max_elements,
+        )?;
         let mut doc = builder.finish(FORMAT, metadata);
         doc.warnings = warnings;
         if doc.text.is_empty() {

@@ -142,12 +142,14 @@ impl<M> Blocks<M> {
 }
 
 /// Walks `xml` (the part named `part` of a `format` file) and returns the built document.
-/// A part cut short still yields what was read; malformed XML is an error.
+/// A part cut short still yields what was read; malformed XML is an error, and so is a part
+/// with more than `max_elements` elements (checked as they are built, before memory runs out).
 pub(crate) fn walk<F: Format>(
     fmt: &mut F,
     xml_bytes: &[u8],
     format: &'static str,
     part: &str,
+    max_elements: usize,
 ) -> Result<DocBuilder, ParseError> {
     let mut w = Walker {
         fmt,
@@ -160,7 +162,17 @@ pub(crate) fn walk<F: Format>(
         skip: 0,
     };
     let mut r = xml::reader(xml_bytes);
+    let mut events = 0u32;
     loop {
+        events = events.wrapping_add(1);
+        if events % 4096 == 0 && w.blocks.builder.len() > max_elements {
+            return Err(ParseError::Limit {
+                what: format!(
+                    "elements (paragraphs, headings, table cells) in the {format} part {part}"
+                ),
+                limit: max_elements as u64,
+            });
+        }
         match r.read_event() {
             Ok(Event::Start(e)) => {
                 let name = e.name();
