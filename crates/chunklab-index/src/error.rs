@@ -62,6 +62,9 @@ pub enum Error {
     /// The reranker failed.
     #[error("reranker: {0}")]
     Rerank(String),
+    /// Another store behind the Store seam (PostgreSQL) failed; the message names the store.
+    #[error("{0}")]
+    Store(String),
 }
 
 /// Result of index operations.

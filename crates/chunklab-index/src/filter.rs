@@ -19,9 +19,21 @@ pub const BUILTIN_FIELDS: &[&str] = &[
 
 #[derive(Debug)]
 enum Clause {
-    Source(GlobSet),
+    Source(GlobSet, Vec<String>),
     Acl(Vec<String>),
     Field(String, Vec<String>),
+}
+
+/// One clause of a [`Filter`], as [`Filter::clauses`] gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterClause<'a> {
+    /// The document id or source matches one of these globs (globset syntax, `*` crosses `/`).
+    Source(&'a [String]),
+    /// The document's access groups include one of these.
+    Acl(&'a [String]),
+    /// The field (a [`BUILTIN_FIELDS`] name other than source/acl, or a custom field) has one of
+    /// these values.
+    Field(&'a str, &'a [String]),
 }
 
 /// A parsed set of filters (see the module docs).
@@ -89,7 +101,7 @@ impl Filter {
                     let set = b
                         .build()
                         .map_err(|e| Error::BadFilter(format!("filter source: {e}")))?;
-                    Clause::Source(set)
+                    Clause::Source(set, values)
                 }
                 "acl" => Clause::Acl(values),
                 _ => Clause::Field(field, values),
@@ -112,6 +124,19 @@ impl Filter {
         self.clauses.push(Clause::Acl(groups));
     }
 
+    /// The clauses, for stores that evaluate filters themselves (PostgreSQL translates them to
+    /// SQL inside its candidate search): all must match, each with alternatives.
+    pub fn clauses(&self) -> Vec<FilterClause<'_>> {
+        self.clauses
+            .iter()
+            .map(|c| match c {
+                Clause::Source(_, globs) => FilterClause::Source(globs),
+                Clause::Acl(groups) => FilterClause::Acl(groups),
+                Clause::Field(f, values) => FilterClause::Field(f, values),
+            })
+            .collect()
+    }
+
     /// `true` when there is nothing to filter on.
     pub fn is_empty(&self) -> bool {
         self.clauses.is_empty()
@@ -120,7 +145,7 @@ impl Filter {
     /// Whether a chunk of a document passes.
     pub fn matches(&self, chunk: &ChunkRecord, doc: &DocRecord) -> bool {
         self.clauses.iter().all(|c| match c {
-            Clause::Source(set) => set.is_match(&doc.doc_id) || set.is_match(&doc.source),
+            Clause::Source(set, _) => set.is_match(&doc.doc_id) || set.is_match(&doc.source),
             Clause::Acl(groups) => doc.acl.iter().any(|g| groups.contains(g)),
             Clause::Field(field, values) => {
                 let is = |v: &str| values.iter().any(|x| x == v);

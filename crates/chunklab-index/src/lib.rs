@@ -18,6 +18,8 @@
 //! * [`snapshot`] — saving the vector index and reconciling it with the store;
 //! * [`fusion`] — reciprocal rank fusion;
 //! * [`filter`] — metadata filters applied inside both searches;
+//! * [`seam`] — the Store seam: [`ChunkStore`] / [`StoreWriter`], implemented by [`Index`] /
+//!   [`IndexWriter`] here and by PostgreSQL in `chunklab-postgres`;
 //! * [`shape`] — small-to-big, auto-merging, merging adjacent chunks, one hit per document;
 //! * [`lock`] — the exclusive writer lock;
 //! * [`check()`] — verifying every file ([`CheckReport`]); [`repair`] / [`IndexWriter::open`]
@@ -72,6 +74,7 @@ pub mod filter;
 pub mod fusion;
 pub mod lock;
 pub mod manifest;
+pub mod seam;
 pub mod shape;
 pub mod snapshot;
 pub mod store;
@@ -82,6 +85,7 @@ pub use check::{check, CheckReport, Problem};
 pub use error::{Error, Result};
 pub use filter::Filter;
 pub use manifest::{Manifest, Settings};
+pub use seam::{ChunkStore, StoreWriter};
 pub use store::Damage;
 pub use writer::{repair, IndexWriter, NewChunk, NewDocument, Repaired, WriteStats};
 
@@ -208,7 +212,8 @@ impl<'a> Query<'a> {
         self
     }
 
-    fn shaping(&self) -> bool {
+    /// `true` when some result shaping is asked for.
+    pub fn shaping(&self) -> bool {
         self.small_to_big || self.auto_merge.is_some() || self.merge || self.docs
     }
 }
@@ -435,56 +440,12 @@ impl Index {
 
     /// Run a search: retrieve (filtered inside each retriever), fuse, rerank, shape, cut to `k`.
     pub fn search(&self, q: &Query) -> Result<Vec<Hit>> {
-        let needs_text = q.mode != Mode::Dense || q.rerank.is_some();
-        if needs_text && q.text.trim().is_empty() {
-            return Err(Error::BadQuery("the query is empty".into()));
-        }
-        let vector = match (q.mode, q.vector) {
-            (Mode::Bm25, _) => None,
-            (_, _) if self.settings().dim == 0 => {
-                return Err(Error::BadQuery(
-                    "the index has no vectors (it was built without an embedding model); search it with mode bm25".into(),
-                ))
-            }
-            (_, None) => {
-                return Err(Error::BadQuery(
-                    "dense and hybrid search need the query embedding".into(),
-                ))
-            }
-            (_, Some(v)) if v.len() != self.settings().dim => {
-                return Err(Error::BadQuery(format!(
-                    "the query vector has {} dimensions, the index ({}) has {}",
-                    v.len(),
-                    self.settings().model,
-                    self.settings().dim
-                )))
-            }
-            (_, Some(v)) => Some(v),
-        };
-        // Every count a caller gives (k, rerank_top, depth) is clamped to the collection size:
-        // no retriever can return more, and nothing may allocate from an unchecked number.
-        let n = self.store.len();
-        let k = q.k.min(n);
-        if k == 0 {
+        let vector = seam::check_query(q, self.settings())?;
+        let plan = seam::Plan::new(q, self.store.len());
+        if plan.k == 0 {
             return Ok(Vec::new());
         }
-        let rerank_top = q.rerank.map_or(0, |_| q.rerank_top.max(k).min(n));
-        let depth = q
-            .depth
-            .unwrap_or_else(|| {
-                let base = k.max(rerank_top);
-                let base = if q.shaping() {
-                    base.saturating_mul(5)
-                } else {
-                    base
-                };
-                if q.mode == Mode::Hybrid {
-                    base.max(50)
-                } else {
-                    base
-                }
-            })
-            .min(n);
+        let depth = plan.depth;
         let filter = self.key_filter(q);
         let bm25 = match q.mode {
             Mode::Dense => Vec::new(),
@@ -514,54 +475,40 @@ impl Index {
             list.iter().enumerate().map(|(i, h)| (h.0, i + 1)).collect()
         };
         let (bm25_ranks, dense_ranks) = (rank_in(&bm25), rank_in(&dense));
-        let mut hits: Vec<Hit> = ranked
+        let ranked = ranked
             .into_iter()
-            .filter_map(|(key, score)| {
-                let c = self.store.chunk(key)?;
-                let mut h = Hit::from_chunk(c, score);
-                h.bm25_rank = bm25_ranks.get(&key).copied();
-                h.dense_rank = dense_ranks.get(&key).copied();
-                Some(h)
+            .map(|(key, score)| seam::Ranked {
+                key,
+                score,
+                bm25_rank: bm25_ranks.get(&key).copied(),
+                dense_rank: dense_ranks.get(&key).copied(),
             })
             .collect();
-        if let Some(reranker) = q.rerank {
-            hits.truncate(rerank_top);
-            let texts: Vec<String> = hits
-                .iter()
-                .map(|h| {
-                    self.store
-                        .chunk(h.key)
-                        .map(|c| c.embed_text())
-                        .unwrap_or_default()
-                })
-                .collect();
-            let passages: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let scores = reranker.rerank(q.text, &passages).map_err(Error::Rerank)?;
-            if scores.len() != hits.len() {
-                return Err(Error::Rerank(format!(
-                    "{} scores for {} passages",
-                    scores.len(),
-                    hits.len()
-                )));
-            }
-            for (h, s) in hits.iter_mut().zip(scores) {
-                h.score = s;
-            }
-            hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.key.cmp(&b.key)));
-        }
-        if q.small_to_big {
-            hits = shape::small_to_big(hits, &self.store);
-        } else if let Some(t) = q.auto_merge {
-            hits = shape::auto_merge(hits, &self.store, t);
-        }
-        if q.merge {
-            hits = shape::merge_adjacent(hits, &self.store)?;
-        }
-        if q.docs {
-            hits = shape::best_per_document(hits);
-        }
-        hits.truncate(k);
-        Ok(hits)
+        seam::finish(q, plan, ranked, self.store.as_ref())
+    }
+}
+
+impl ChunkStore for Index {
+    fn location(&self) -> String {
+        self.dir.display().to_string()
+    }
+    fn settings(&self) -> &Settings {
+        Index::settings(self)
+    }
+    fn filter(&self, specs: &[String]) -> Result<Filter> {
+        Index::filter(self, specs)
+    }
+    fn is_hierarchical(&self) -> bool {
+        Index::is_hierarchical(self)
+    }
+    fn search(&self, q: &Query) -> Result<Vec<Hit>> {
+        Index::search(self, q)
+    }
+    fn doc_lang(&self, doc_id: &str) -> Option<String> {
+        self.store.doc(doc_id).map(|d| d.record.lang.clone())
+    }
+    fn counts(&self) -> Result<(usize, usize)> {
+        Ok((self.store.docs().len(), self.store.len()))
     }
 }
 

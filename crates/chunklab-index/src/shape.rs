@@ -10,11 +10,48 @@
 //!
 //! A shaped hit scores as the best of the chunks it stands for and lists their ids in
 //! [`Hit::chunks`]; hits stay sorted by score descending, ties by key.
+//!
+//! Shaping reads chunks through a [`ShapeSource`]: the embedded [`Store`], or what another store
+//! (PostgreSQL) fetched for the candidates, so every store shapes with this code.
 
 use crate::error::Result;
 use crate::store::{ChunkRecord, Store};
 use crate::Hit;
 use std::collections::HashMap;
+
+/// What shaping needs of a store: chunks by key (the candidates and their ancestors), keys by
+/// chunk id, how many children each parent has, and document texts.
+pub trait ShapeSource {
+    /// The chunk with this key (every candidate and every ancestor of one must be there).
+    fn chunk(&self, key: u64) -> Option<&ChunkRecord>;
+    /// The key of a chunk id.
+    fn key_of(&self, chunk_id: &str) -> Option<u64>;
+    /// Number of children of each parent chunk id (at least of the candidates' ancestors).
+    fn child_counts(&self) -> HashMap<String, usize>;
+    /// The full text of a document.
+    fn doc_text(&self, doc_id: &str) -> Result<String>;
+}
+
+impl ShapeSource for Store {
+    fn chunk(&self, key: u64) -> Option<&ChunkRecord> {
+        Store::chunk(self, key)
+    }
+    fn key_of(&self, chunk_id: &str) -> Option<u64> {
+        Store::key_of(self, chunk_id)
+    }
+    fn child_counts(&self) -> HashMap<String, usize> {
+        let mut children: HashMap<String, usize> = HashMap::new();
+        for c in self.chunks() {
+            if let Some(p) = c.parent_id.as_deref() {
+                *children.entry(p.to_string()).or_default() += 1;
+            }
+        }
+        children
+    }
+    fn doc_text(&self, doc_id: &str) -> Result<String> {
+        Store::doc_text(self, doc_id)
+    }
+}
 
 fn rank(hits: &mut [Hit]) {
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.key.cmp(&b.key)));
@@ -41,13 +78,13 @@ fn min_rank(a: Option<usize>, b: Option<usize>) -> Option<usize> {
     }
 }
 
-fn parent_of<'s>(store: &'s Store, chunk: &ChunkRecord) -> Option<&'s ChunkRecord> {
+fn parent_of<'s>(store: &'s dyn ShapeSource, chunk: &ChunkRecord) -> Option<&'s ChunkRecord> {
     let pid = chunk.parent_id.as_deref()?;
     store.chunk(store.key_of(pid)?)
 }
 
 /// Replace each hit by its parent chunk (hits without a parent stay), folding duplicates.
-pub fn small_to_big(hits: Vec<Hit>, store: &Store) -> Vec<Hit> {
+pub fn small_to_big(hits: Vec<Hit>, store: &dyn ShapeSource) -> Vec<Hit> {
     let mut out: Vec<Hit> = Vec::with_capacity(hits.len());
     let mut at: HashMap<u64, usize> = HashMap::new();
     for hit in hits {
@@ -77,13 +114,8 @@ pub fn small_to_big(hits: Vec<Hit>, store: &Store) -> Vec<Hit> {
 /// Replace the retrieved children of a parent by the parent when they are at least `threshold`
 /// (0..=1) of its children, repeatedly (a merged parent counts as a retrieved child of its own
 /// parent). Only parents with at least two children merge.
-pub fn auto_merge(mut hits: Vec<Hit>, store: &Store, threshold: f32) -> Vec<Hit> {
-    let mut children: HashMap<&str, usize> = HashMap::new();
-    for c in store.chunks() {
-        if let Some(p) = c.parent_id.as_deref() {
-            *children.entry(p).or_default() += 1;
-        }
-    }
+pub fn auto_merge(mut hits: Vec<Hit>, store: &dyn ShapeSource, threshold: f32) -> Vec<Hit> {
+    let children = store.child_counts();
     loop {
         let mut retrieved: HashMap<u64, Vec<usize>> = HashMap::new();
         for (i, h) in hits.iter().enumerate() {
@@ -136,7 +168,7 @@ pub fn auto_merge(mut hits: Vec<Hit>, store: &Store, threshold: f32) -> Vec<Hit>
 
 /// Merge hits of the same document whose spans overlap or touch, or that are consecutive chunks,
 /// into one hit spanning them (text cut from the stored document text).
-pub fn merge_adjacent(hits: Vec<Hit>, store: &Store) -> Result<Vec<Hit>> {
+pub fn merge_adjacent(hits: Vec<Hit>, store: &dyn ShapeSource) -> Result<Vec<Hit>> {
     let mut by_doc: HashMap<String, Vec<Hit>> = HashMap::new();
     for h in hits {
         by_doc.entry(h.doc_id.clone()).or_default().push(h);

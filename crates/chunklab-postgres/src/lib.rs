@@ -1,0 +1,28 @@
+//! # chunklab-postgres
+//!
+//! PostgreSQL + pgvector as chunklab's second store, behind the index crate's Store seam
+//! ([`chunklab_index::ChunkStore`] / [`chunklab_index::StoreWriter`]): the same documents,
+//! chunks, filters and result shaping as the embedded index, in a database the team already
+//! runs, which shards and replicates.
+//!
+//! * [`conn`] — libpq URLs (TCP or unix socket, `$PGPASSWORD`), connecting with backoff, a small
+//!   pool that reconnects after a dropped connection;
+//! * [`schema`] — versioned migrations (`documents`, `chunks` with `tsvector` and
+//!   `vector(dim)` + HNSW);
+//! * [`writer`] — [`PgWriter`]: whole documents per transaction, binary `COPY`, incremental by
+//!   content hash;
+//! * [`filter`] — chunklab filters as SQL inside the candidate searches;
+//! * [`search`] — dense, full-text and hybrid (RRF in one statement) retrieval;
+//! * [`store`] — [`PgStore`]: search, then the embedded index's own rerank and shaping code.
+#![warn(missing_docs)]
+
+pub mod conn;
+pub mod filter;
+pub mod schema;
+pub mod search;
+pub mod store;
+pub mod writer;
+
+pub use conn::is_postgres_url;
+pub use store::PgStore;
+pub use writer::PgWriter;

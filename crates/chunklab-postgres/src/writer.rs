@@ -1,0 +1,359 @@
+//! [`PgWriter`]: whole documents into PostgreSQL, one transaction per commit.
+//!
+//! Added and removed documents wait in memory until [`StoreWriter::commit`], which runs one
+//! transaction: the documents' old rows are deleted (chunks cascade), the new `documents` rows
+//! and then all their `chunks` rows are sent with binary `COPY`, and the transaction commits. A
+//! killed client or server (kill -9) therefore leaves every document with all of its chunks or
+//! none of them. A connection lost during a commit is reconnected with backoff and the whole
+//! transaction run again (it is idempotent: delete, then insert the same rows).
+//!
+//! One writer at a time: the writer holds a session advisory lock; a second `chunklab index` on
+//! the same store is refused (readers are never blocked).
+
+use crate::conn::{cause, is_connection_lost, Target};
+use crate::schema;
+use chunklab_core::Lang;
+use chunklab_index::{Error, NewDocument, Settings, StoreWriter};
+use pgvector::Vector;
+use postgres::binary_copy::BinaryCopyInWriter;
+use postgres::types::{ToSql, Type};
+use postgres::Client;
+use std::collections::{BTreeMap, HashSet};
+
+/// Advisory lock key of the single writer (`chunkwri` in ASCII).
+const WRITER_LOCK: i64 = 0x6368_756e_6b77_7269;
+
+/// The single writer of a PostgreSQL store.
+pub struct PgWriter {
+    target: Target,
+    client: Client,
+    settings: Settings,
+    /// Content hash of every document, committed or pending.
+    hashes: BTreeMap<String, String>,
+    /// Documents waiting for the commit, by id (a later add replaces an earlier one).
+    pending: BTreeMap<String, NewDocument>,
+    /// Ids to delete at the commit (removed, or replaced by a pending document).
+    removed: HashSet<String>,
+    /// The `vector` type's OID in this database (an extension type).
+    vector_type: Option<Type>,
+}
+
+fn err(target: &Target, what: &str) -> impl Fn(postgres::Error) -> Error {
+    let shown = target.shown().to_string();
+    let what = what.to_string();
+    move |e| Error::Store(format!("PostgreSQL at {shown}: {what}: {}", cause(&e)))
+}
+
+impl PgWriter {
+    /// Open the store at `url` for writing: migrate the schema, record `settings` when the store
+    /// is new (or `rebuild`), refuse other settings than the store's, take the writer lock.
+    pub fn open(url: &str, settings: Settings, rebuild: bool) -> Result<PgWriter, Error> {
+        let target = Target::parse(url)?;
+        let mut client = target.connect()?;
+        schema::migrate(&mut client)?;
+        lock(&target, &mut client)?;
+        match schema::read_settings(&mut client)? {
+            Some(s) if !rebuild => {
+                if let Some(why) = s.mismatch(&settings) {
+                    return Err(Error::Mismatch(format!(
+                        "{}: {why}; index again with --rebuild to replace everything",
+                        target.shown()
+                    )));
+                }
+            }
+            _ => schema::init_settings(&mut client, &settings)?,
+        }
+        let hashes = client
+            .query("SELECT doc_id, content_hash FROM chunklab.documents", &[])
+            .map_err(err(&target, "reading document hashes"))?
+            .into_iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+        let vector_type = vector_type(&target, &mut client, &settings)?;
+        Ok(PgWriter {
+            target,
+            client,
+            settings,
+            hashes,
+            pending: BTreeMap::new(),
+            removed: HashSet::new(),
+            vector_type,
+        })
+    }
+
+    fn check(&self, doc: &NewDocument) -> Result<(), Error> {
+        let bad = |what: String| Error::BadDocument(format!("document `{}`: {what}", doc.doc_id));
+        if doc.doc_id.is_empty() {
+            return Err(Error::BadDocument("a document needs a non-empty id".into()));
+        }
+        for (i, c) in doc.chunks.iter().enumerate() {
+            if c.start_byte > c.end_byte
+                || c.end_byte > doc.text.len()
+                || !doc.text.is_char_boundary(c.start_byte)
+                || !doc.text.is_char_boundary(c.end_byte)
+                || c.start_char > c.end_char
+            {
+                return Err(bad(format!(
+                    "chunk {i} has span {}..{} outside the text ({} bytes) or off a char boundary",
+                    c.start_byte,
+                    c.end_byte,
+                    doc.text.len()
+                )));
+            }
+            if c.vector.len() != self.settings.dim {
+                return Err(bad(format!(
+                    "chunk {i} has a vector of {} dimensions, the store has {}",
+                    c.vector.len(),
+                    self.settings.dim
+                )));
+            }
+            if c.vector.iter().any(|x| !x.is_finite()) {
+                return Err(bad(format!("chunk {i} has a vector with NaN or infinity")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The transaction of one commit.
+    fn write(&mut self) -> Result<(), postgres::Error> {
+        let ids: Vec<&str> = self.removed.iter().map(String::as_str).collect();
+        let mut tx = self.client.transaction()?;
+        tx.execute(
+            "DELETE FROM chunklab.documents WHERE doc_id = ANY($1)",
+            &[&ids],
+        )?;
+        let doc_types = [
+            Type::TEXT,
+            Type::TEXT,
+            Type::TEXT,
+            Type::TEXT,
+            Type::TEXT_ARRAY,
+            Type::JSONB,
+            Type::TEXT,
+            Type::INT4,
+        ];
+        let sink = tx.copy_in(
+            "COPY chunklab.documents (doc_id, source, content_hash, lang, acl, metadata, body, chunk_count) FROM STDIN (FORMAT binary)",
+        )?;
+        let mut w = BinaryCopyInWriter::new(sink, &doc_types);
+        let mut langs = BTreeMap::new();
+        for d in self.pending.values() {
+            let lang = doc_lang(&self.settings, &d.text);
+            langs.insert(d.doc_id.as_str(), lang);
+            let meta = serde_json::to_value(&d.fields).unwrap_or_default();
+            let n = d.chunks.len() as i32;
+            w.write(&[
+                &d.doc_id, &d.source, &d.hash, &lang, &d.acl, &meta, &d.text, &n,
+            ])?;
+        }
+        w.finish()?;
+        let mut chunk_types = vec![
+            Type::TEXT,       // doc_id
+            Type::TEXT,       // chunk_id
+            Type::INT4,       // ord
+            Type::INT8,       // start_byte
+            Type::INT8,       // end_byte
+            Type::INT8,       // start_char
+            Type::INT8,       // end_char
+            Type::INT4,       // tokens
+            Type::TEXT,       // text
+            Type::TEXT,       // prefix
+            Type::TEXT,       // context
+            Type::TEXT_ARRAY, // headings
+            Type::TEXT,       // heading_path
+            Type::INT4,       // page
+            Type::TEXT,       // kind
+            Type::TEXT,       // language
+            Type::TEXT,       // symbol
+            Type::INT4,       // level
+            Type::TEXT,       // parent_id
+            Type::BOOL,       // is_parent
+            Type::TEXT,       // source
+            Type::TEXT,       // lang
+            Type::TEXT_ARRAY, // acl
+            Type::JSONB,      // metadata
+        ];
+        let mut columns = "doc_id, chunk_id, ord, start_byte, end_byte, start_char, end_char, tokens, text, prefix, context, headings, heading_path, page, kind, language, symbol, level, parent_id, is_parent, source, lang, acl, metadata".to_string();
+        if let Some(t) = &self.vector_type {
+            chunk_types.push(t.clone());
+            columns.push_str(", embedding");
+        }
+        let sink = tx.copy_in(&format!(
+            "COPY chunklab.chunks ({columns}) FROM STDIN (FORMAT binary)"
+        ))?;
+        let mut w = BinaryCopyInWriter::new(sink, &chunk_types);
+        for d in self.pending.values() {
+            let parents: HashSet<&str> = d
+                .chunks
+                .iter()
+                .filter_map(|c| c.meta.parent_id.as_deref())
+                .collect();
+            let meta = serde_json::to_value(&d.fields).unwrap_or_default();
+            let lang = langs[d.doc_id.as_str()];
+            for c in &d.chunks {
+                let ord = c.index as i32;
+                let (sb, eb) = (c.start_byte as i64, c.end_byte as i64);
+                let (sc, ec) = (c.start_char as i64, c.end_char as i64);
+                let tokens = c.tokens as i32;
+                let text = &d.text[c.start_byte..c.end_byte];
+                let page = c.meta.page.map(|p| p as i32);
+                let level = c.meta.level.map(|l| l as i32);
+                let is_parent = parents.contains(c.id.as_str());
+                let heading_path = c.meta.headings.join(" / ");
+                let vector = Vector::from(c.vector.clone());
+                let mut row: Vec<&(dyn ToSql + Sync)> = vec![
+                    &d.doc_id,
+                    &c.id,
+                    &ord,
+                    &sb,
+                    &eb,
+                    &sc,
+                    &ec,
+                    &tokens,
+                    &text,
+                    &c.meta.prefix,
+                    &c.meta.context,
+                    &c.meta.headings,
+                    &heading_path,
+                    &page,
+                    &c.meta.kind,
+                    &c.meta.language,
+                    &c.meta.symbol,
+                    &level,
+                    &c.meta.parent_id,
+                    &is_parent,
+                    &d.source,
+                    &lang,
+                    &d.acl,
+                    &meta,
+                ];
+                if self.vector_type.is_some() {
+                    row.push(&vector);
+                }
+                w.write(&row)?;
+            }
+        }
+        w.finish()?;
+        tx.commit()
+    }
+
+    /// Reconnect after a lost connection (with backoff) and take the writer lock again.
+    fn reconnect(&mut self) -> Result<(), Error> {
+        let mut client = self.target.connect()?;
+        lock(&self.target, &mut client)?;
+        self.vector_type = vector_type(&self.target, &mut client, &self.settings)?;
+        self.client = client;
+        Ok(())
+    }
+}
+
+/// The language a document's full text is analyzed with, as the embedded index decides it.
+fn doc_lang(settings: &Settings, text: &str) -> &'static str {
+    match settings.lang.as_str() {
+        "nl" => "nl",
+        "en" => "en",
+        _ => Lang::Auto.resolve(text).code(),
+    }
+}
+
+fn lock(target: &Target, client: &mut Client) -> Result<(), Error> {
+    let got: bool = client
+        .query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK])
+        .map_err(err(target, "writer lock"))?
+        .get(0);
+    if !got {
+        return Err(Error::Store(format!(
+            "PostgreSQL at {}: another `chunklab index` is writing to this store; wait for it to finish (searches are not blocked)",
+            target.shown()
+        )));
+    }
+    Ok(())
+}
+
+fn vector_type(
+    target: &Target,
+    client: &mut Client,
+    settings: &Settings,
+) -> Result<Option<Type>, Error> {
+    if settings.dim == 0 {
+        return Ok(None);
+    }
+    let stmt = client
+        .prepare("SELECT $1::vector")
+        .map_err(err(target, "the vector type (is pgvector installed?)"))?;
+    Ok(stmt.params().first().cloned())
+}
+
+impl StoreWriter for PgWriter {
+    fn location(&self) -> String {
+        self.target.shown().to_string()
+    }
+
+    fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    fn document_hash(&self, doc_id: &str) -> Option<String> {
+        self.hashes.get(doc_id).cloned()
+    }
+
+    fn doc_ids(&self) -> Vec<String> {
+        self.hashes.keys().cloned().collect()
+    }
+
+    fn add_document(&mut self, doc: NewDocument) -> Result<(), Error> {
+        self.check(&doc)?;
+        self.hashes.insert(doc.doc_id.clone(), doc.hash.clone());
+        self.removed.insert(doc.doc_id.clone());
+        self.pending.insert(doc.doc_id.clone(), doc);
+        Ok(())
+    }
+
+    fn remove_document(&mut self, doc_id: &str) -> Result<bool, Error> {
+        let was = self.hashes.remove(doc_id).is_some();
+        self.pending.remove(doc_id);
+        self.removed.insert(doc_id.to_string());
+        Ok(was)
+    }
+
+    fn commit(&mut self) -> Result<(), Error> {
+        if self.removed.is_empty() && self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut retried = 0;
+        loop {
+            match self.write() {
+                Ok(()) => break,
+                Err(e) if is_connection_lost(&e) && retried < 2 => {
+                    retried += 1;
+                    self.reconnect()?;
+                }
+                Err(e) => {
+                    return Err(Error::Store(format!(
+                        "PostgreSQL at {}: writing {} documents: {}",
+                        self.target.shown(),
+                        self.pending.len(),
+                        cause(&e)
+                    )))
+                }
+            }
+        }
+        self.pending.clear();
+        self.removed.clear();
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<(usize, usize), Error> {
+        self.commit()?;
+        let target = self.target.clone();
+        let row = self
+            .client
+            .query_one(
+                "SELECT (SELECT count(*) FROM chunklab.documents), (SELECT count(*) FROM chunklab.chunks)",
+                &[],
+            )
+            .map_err(err(&target, "counting"))?;
+        let (d, c): (i64, i64) = (row.get(0), row.get(1));
+        Ok((d as usize, c as usize))
+    }
+}
