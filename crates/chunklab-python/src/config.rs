@@ -47,8 +47,9 @@ fn value(key: &str, v: &Bound<'_, PyAny>) -> PyResult<Value> {
     py_to_json(v).map_err(|e| ConfigError::new_err(format!("{key}: {e}")))
 }
 
-/// Build the configuration the keyword arguments spell (None-valued keywords mean "default").
-pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PipelineConfig> {
+/// Keyword arguments as (key, JSON value) pairs; None-valued keywords mean "default" and are
+/// left out.
+fn pairs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, Value)>> {
     let mut pairs = Vec::new();
     if let Some(kw) = kwargs {
         for (k, v) in kw.iter() {
@@ -59,7 +60,17 @@ pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PipelineConfi
             pairs.push((key.clone(), value(&key, &v)?));
         }
     }
-    from_pairs(pairs)
+    Ok(pairs)
+}
+
+/// Keyword arguments as one JSON object (for configurations that are flat, like search's).
+pub fn to_json_map(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
+    Ok(pairs(kwargs)?.into_iter().collect())
+}
+
+/// Build the configuration the keyword arguments spell (None-valued keywords mean "default").
+pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PipelineConfig> {
+    from_pairs(pairs(kwargs)?)
 }
 
 /// [`from_kwargs`] over (key, JSON value) pairs.

@@ -17,6 +17,7 @@ mod config;
 mod convert;
 mod document;
 mod errors;
+mod index;
 
 use chunker::{chunk_paths, chunk_text, pipeline_for, Chunker};
 use pyo3::prelude::*;
@@ -78,6 +79,7 @@ fn _chunklab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Chunker>()?;
     m.add_class::<chunks::Chunk>()?;
     m.add_class::<document::Document>()?;
+    m.add_class::<index::Index>()?;
     m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
     m.add("ParseError", py.get_type::<errors::ParseError>())?;
     m.add("ChunkError", py.get_type::<errors::ChunkError>())?;

@@ -30,7 +30,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the option
 
 from . import Chunker
 
-__all__ = ["ChunklabTextSplitter"]
+__all__ = ["ChunklabTextSplitter", "ChunklabRetriever"]
 
 # tiktoken encoding names → chunklab tokenizer names.
 _ENCODINGS = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
@@ -136,3 +136,37 @@ class ChunklabTextSplitter(TextSplitter):
                     m["start_index"] = c.start_char
                 documents.append(Document(page_content=c.content, metadata=m))
         return documents
+
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun  # noqa: E402
+from langchain_core.retrievers import BaseRetriever  # noqa: E402
+
+
+class ChunklabRetriever(BaseRetriever):
+    """A LangChain retriever over a chunklab index:
+    ``ChunklabRetriever(index=chunklab.Index.open("./idx"), k=5, search_kwargs={"mode": "bm25"})``.
+    ``search_kwargs`` takes every option of :meth:`chunklab.Index.search` (``mode``,
+    ``rerank``, ``filter``, ...). Each hit becomes a ``Document`` with the hit's text as
+    ``page_content`` and its other fields (``score``, ``doc_id``, ``chunk_id``, ``start_char``,
+    ``headings``, ...) as metadata.
+    """
+
+    index: Any
+    """A :class:`chunklab.Index`."""
+    k: int = 10
+    """Hits per query."""
+    search_kwargs: dict = {}
+    """Other options of :meth:`chunklab.Index.search`."""
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> List[Document]:
+        hits = self.index.search(query, k=self.k, **self.search_kwargs)
+        return [
+            Document(
+                page_content=h["text"],
+                metadata={k: v for k, v in h.items() if k != "text"},
+                id=h.get("chunk_id"),
+            )
+            for h in hits
+        ]
