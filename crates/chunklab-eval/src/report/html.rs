@@ -162,6 +162,13 @@ fn scatter(
             path.join(" ")
         ));
     }
+    // Labels of the front's points, placed so that none overprints another (a crowded top
+    // cluster is the usual case); a label with no free place is left to the point's tooltip.
+    let labelled: Vec<(f64, f64, &str)> = front
+        .iter()
+        .map(|&i| (px(pts[i].0), py(pts[i].1), result.rows[i].label.as_str()))
+        .collect();
+    let places = place_labels(&labelled, w, h);
     for &i in &valid {
         let r = &result.rows[i];
         let on = front.contains(&i);
@@ -178,17 +185,89 @@ fn scatter(
             pts[i].1,
             fmt_cost(cost_name, pts[i].0)
         ));
-        if on {
+    }
+    for (place, (_, _, label)) in places.iter().zip(&labelled) {
+        if let Some(b) = place {
             s.push_str(&format!(
                 r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
-                px(pts[i].0) + 8.0,
-                py(pts[i].1) - 6.0,
-                esc(&r.label)
+                b.x,
+                b.y + LABEL_HEIGHT - 3.0,
+                esc(label)
             ));
         }
     }
     s.push_str("</svg>");
     s
+}
+
+/// Height of a chart label (font size 11) and the width of one of its characters, upper
+/// bounds for sans-serif.
+const LABEL_HEIGHT: f64 = 13.0;
+const LABEL_CHAR_WIDTH: f64 = 6.6;
+
+/// A label's box: top-left corner and size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct LabelBox {
+    x: f64,
+    y: f64,
+    w: f64,
+    h: f64,
+}
+
+impl LabelBox {
+    fn overlaps(&self, o: &LabelBox) -> bool {
+        self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
+    }
+}
+
+/// Places a label beside each point `(x, y, text)` on a `w`×`h` chart: the first of a set of
+/// candidate spots (right or left of the point, stepping up and down) that stays on the chart
+/// and overlaps neither an earlier label nor another point's marker; `None` when there is none.
+fn place_labels(points: &[(f64, f64, &str)], w: f64, h: f64) -> Vec<Option<LabelBox>> {
+    let markers: Vec<LabelBox> = points
+        .iter()
+        .map(|&(x, y, _)| LabelBox {
+            x: x - 7.0,
+            y: y - 7.0,
+            w: 14.0,
+            h: 14.0,
+        })
+        .collect();
+    let mut placed: Vec<LabelBox> = Vec::new();
+    let mut out = Vec::with_capacity(points.len());
+    for &(x, y, text) in points {
+        let bw = text.chars().count() as f64 * LABEL_CHAR_WIDTH;
+        let mut found = None;
+        'search: for step in 0..8 {
+            let dy = step as f64 * LABEL_HEIGHT;
+            for (lx, ly) in [
+                (x + 8.0, y - LABEL_HEIGHT - 2.0 - dy),
+                (x + 8.0, y + 2.0 + dy),
+                (x - 8.0 - bw, y - LABEL_HEIGHT - 2.0 - dy),
+                (x - 8.0 - bw, y + 2.0 + dy),
+            ] {
+                let b = LabelBox {
+                    x: lx,
+                    y: ly,
+                    w: bw,
+                    h: LABEL_HEIGHT,
+                };
+                let inside = b.x >= 0.0 && b.y >= 0.0 && b.x + b.w <= w && b.y + b.h <= h;
+                if inside
+                    && !placed.iter().any(|p| p.overlaps(&b))
+                    && !markers.iter().any(|m| m.overlaps(&b))
+                {
+                    found = Some(b);
+                    break 'search;
+                }
+            }
+        }
+        if let Some(b) = found {
+            placed.push(b);
+        }
+        out.push(found);
+    }
+    out
 }
 
 fn fmt_cost(name: &str, v: f64) -> String {
@@ -285,6 +364,29 @@ fn md_table_to_html(md: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_of_a_crowded_cluster_never_overprint() {
+        // Ten front points within a few pixels of each other, as in the bench's top cluster.
+        let pts: Vec<(f64, f64, &str)> = (0..10)
+            .map(|i| {
+                (
+                    400.0 + i as f64 * 3.0,
+                    60.0 + (i % 3) as f64 * 2.0,
+                    "recursive 512/64 · hybrid",
+                )
+            })
+            .collect();
+        let places = place_labels(&pts, 640.0, 360.0);
+        let boxes: Vec<LabelBox> = places.iter().flatten().copied().collect();
+        assert!(boxes.len() >= 8, "most labels find a place: {places:?}");
+        for (i, a) in boxes.iter().enumerate() {
+            assert!(a.x >= 0.0 && a.x + a.w <= 640.0 && a.y >= 0.0 && a.y + a.h <= 360.0);
+            for b in &boxes[i + 1..] {
+                assert!(!a.overlaps(b), "{a:?} overlaps {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn pareto_front_keeps_undominated_points() {
