@@ -13,16 +13,20 @@
 //!   content hash;
 //! * [`filter`] — chunklab filters as SQL inside the candidate searches;
 //! * [`search`] — dense, full-text and hybrid (RRF in one statement) retrieval;
-//! * [`store`] — [`PgStore`]: search, then the embedded index's own rerank and shaping code.
+//! * [`store`] — [`PgStore`]: search, then the embedded index's own rerank and shaping code;
+//! * [`open`] — [`open_store`] / [`open_writer`]: a `postgres://` URL or an index directory,
+//!   behind the seam, for every face's `--store`.
 #![warn(missing_docs)]
 
 pub mod conn;
 pub mod filter;
+pub mod open;
 pub mod schema;
 pub mod search;
 pub mod store;
 pub mod writer;
 
 pub use conn::is_postgres_url;
+pub use open::{open_store, open_writer};
 pub use store::PgStore;
 pub use writer::PgWriter;

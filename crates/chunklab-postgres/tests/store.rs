@@ -234,3 +234,20 @@ fn a_dropped_connection_is_reconnected() {
     assert!(killed >= 1);
     assert_eq!(ids(&store.search(&q).unwrap()), before);
 }
+
+#[test]
+fn one_entry_point_opens_either_store_behind_the_seam() {
+    let docs = corpus(3);
+    let dir = tempfile::tempdir().unwrap();
+    let url = fresh_db("open");
+    for location in [dir.path().display().to_string(), url.clone()] {
+        let mut w = chunklab_postgres::open_writer(&location, settings(), false).unwrap();
+        ingest(w.as_mut(), &docs, 3);
+        let (d, _) = w.finish().unwrap();
+        assert_eq!(d, 3, "{location}");
+        let s = chunklab_postgres::open_store(&location).unwrap();
+        assert_eq!(s.settings().model, "hash-64");
+        assert_eq!(s.counts().unwrap().0, 3);
+        assert_eq!(s.doc_lang("part00.md").as_deref(), Some("en"));
+    }
+}
