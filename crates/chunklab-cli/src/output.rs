@@ -130,7 +130,7 @@ impl ChunkWriter {
             "prefix": c.meta.prefix,
             "context": c.meta.context,
             "ocr": c.meta.ocr_confidence.is_some(),
-            "ocr_confidence": c.meta.ocr_confidence,
+            "ocr_confidence": c.meta.ocr_confidence.map(|v| (v as f64 * 10.0).round() / 10.0),
             "text": c.text,
         })
     }
@@ -187,7 +187,10 @@ impl ChunkWriter {
         }
         if let Some(conf) = c.meta.ocr_confidence {
             m.insert("ocr".into(), true.into());
-            m.insert("ocr_confidence".into(), json!(conf));
+            m.insert(
+                "ocr_confidence".into(),
+                json!((conf as f64 * 10.0).round() / 10.0),
+            );
         }
         m
     }
