@@ -11,6 +11,7 @@
 //! `cargo build` links against libpython instead, so the workspace builds and lints it too.
 #![warn(missing_docs)]
 
+mod bench;
 mod chunker;
 mod chunks;
 mod config;
@@ -76,6 +77,7 @@ fn _chunklab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(document::parse, m)?)?;
     m.add_function(wrap_pyfunction!(strategies, m)?)?;
     m.add_function(wrap_pyfunction!(config_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(bench::bench, m)?)?;
     m.add_class::<Chunker>()?;
     m.add_class::<chunks::Chunk>()?;
     m.add_class::<document::Document>()?;

@@ -31,6 +31,7 @@ from ._chunklab import (
     IndexingError,
     ParseError,
     __version__,
+    bench,
     config_keys,
     strategies,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "chunk",
     "chunk_files",
     "parse",
+    "bench",
     "strategies",
     "config_keys",
     "Chunk",

@@ -126,3 +126,18 @@ def parse(
 ) -> Document: ...
 def strategies() -> List[Dict[str, Any]]: ...
 def config_keys() -> List[str]: ...
+
+class Index:
+    """A chunklab index opened for search."""
+
+    @staticmethod
+    def open(path: _Path, *, fetch: bool = False) -> "Index": ...
+    def search(
+        self, query: str, *, acl: Optional[List[str]] = None, **options: Any
+    ) -> List[Dict[str, Any]]:
+        """Hits as dicts (score, chunk_id, doc_id, source, text, headings, start_char, ...)."""
+    @property
+    def settings(self) -> Dict[str, Any]: ...
+
+def bench(**request: Any) -> Dict[str, Any]:
+    """Run the lab's benchmark (the keys of `chunklab bench`); rows, notes, seconds."""

@@ -1,0 +1,47 @@
+"""help() documents the strategies and options; chunklab.bench runs the lab through its library
+entry and agrees with `chunklab bench --json`."""
+
+from __future__ import annotations
+
+import json
+import pydoc
+import subprocess
+
+import chunklab
+
+from conftest import _cli_bin
+
+SWEEP = 'modes = ["bm25"]\nunit = "chars"\n[[config]]\nstrategy = "paragraph"\nsize = 400\n'
+
+
+def test_help_lists_every_strategy_and_option():
+    text = pydoc.render_doc(chunklab.chunk)
+    for s in chunklab.strategies():
+        assert s["name"] + ":" in text
+    for key in ("size", "overlap", "unit", "tokenizer", "title_prefix", "max_level", "model", "parser"):
+        assert key in text
+    assert "ConfigError" in text
+
+
+def _timeless(d):
+    return {k: v for k, v in d.items() if "sec" not in k and "time" not in k and not k.endswith("_ms")}
+
+
+def test_bench_equals_the_cli(tmp_path):
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text(SWEEP)
+    out = tmp_path / "bench.json"
+    subprocess.run([str(_cli_bin()), "bench", "--docs", "12", "--config", str(sweep), "--json", str(out)],
+                   check=True, capture_output=True)
+    cli = json.loads(out.read_text())
+    py = chunklab.bench(docs=12, config=str(sweep))
+    assert py["rows"], "no rows"
+    assert len(py["rows"]) == len(cli["rows"])
+    for p, c in zip(py["rows"], cli["rows"]):
+        for k in ("label", "strategy", "params", "model", "mode", "k"):
+            assert p[k] == c[k], k
+        # The result holds every statistic; the CLI's JSON rounds the means to 4 decimals.
+        means = {name: round(stat["mean"], 4) for name, stat in p["metrics"]}
+        assert means == c["metrics"]
+        assert _timeless(p["cost"]) == _timeless(c["cost"])
+    assert py["queries"] == cli["queries"] and py["docs"] == cli["docs"]
