@@ -130,6 +130,7 @@ impl Chunker for Code {
             em: Emitter::new(doc, self.sizer.as_ref(), self.size, &self.splitter)?,
             language,
             title_prefix: self.title_prefix,
+            statement_depth: 0,
         };
         let pieces = pack.pieces(&top, 0, doc.text.len(), None);
         pack.pack(&pieces, &Scope::default())?;
@@ -231,6 +232,72 @@ struct Pack<'a> {
     em: Emitter<'a>,
     language: Option<String>,
     title_prefix: bool,
+    /// How many statement splits are open (each is a nested block); bounded.
+    statement_depth: usize,
+}
+
+/// Nested blocks split at their statements before the line-based fallback takes over.
+const MAX_STATEMENT_DEPTH: usize = 32;
+
+/// Byte offsets (after a newline, inside `code`, never 0 or `code.len()`) where a statement
+/// ends: round and square brackets are closed and curly ones are back at the depth they had
+/// after the first line (so the statements inside a block opened on the first line count).
+/// Brackets inside quotes and line comments (`#`, `//`) on a line are ignored. Empty when the
+/// brackets do not balance, so odd code keeps the plain line-based split.
+fn statement_cuts(code: &str) -> Vec<usize> {
+    let b = code.as_bytes();
+    let (mut round, mut curly) = (0i64, 0i64);
+    let mut base: Option<i64> = None;
+    let mut quote: Option<u8> = None;
+    let mut comment = false;
+    let mut cuts = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            quote = None;
+            comment = false;
+            let base = *base.get_or_insert(curly);
+            if round == 0 && curly <= base && i + 1 < b.len() {
+                cuts.push(i + 1);
+            }
+            i += 1;
+            continue;
+        }
+        if comment {
+            i += 1;
+            continue;
+        }
+        if let Some(q) = quote {
+            if c == b'\\' {
+                i += 2;
+                continue;
+            }
+            if c == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'"' | b'\'' | b'`' => quote = Some(c),
+            b'#' => comment = true,
+            b'/' if b.get(i + 1) == Some(&b'/') => comment = true,
+            b'(' | b'[' => round += 1,
+            b')' | b']' => round -= 1,
+            b'{' => curly += 1,
+            b'}' => curly -= 1,
+            _ => {}
+        }
+        if round < 0 {
+            return Vec::new();
+        }
+        i += 1;
+    }
+    if round != 0 {
+        return Vec::new();
+    }
+    cuts
 }
 
 impl Pack<'_> {
@@ -391,7 +458,9 @@ impl Pack<'_> {
         false
     }
 
-    /// A piece too large for one chunk: open a unit with inner units, split anything else.
+    /// A piece too large for one chunk: open a unit with inner units; else pack its statements
+    /// (so a cut never falls inside a call or an expression that spans lines); split what is
+    /// left.
     fn oversized(&mut self, piece: Piece, scope: &Scope) -> Result<()> {
         let (start, end) = self.span(piece);
         if let (true, Piece::Unit(u)) = (self.openable(piece), piece) {
@@ -399,6 +468,34 @@ impl Pack<'_> {
             let unit = &self.units[u];
             let pieces = self.pieces(&unit.children, unit.start, unit.end, Some(u));
             return self.pack(&pieces, &inner);
+        }
+        if self.statement_depth < MAX_STATEMENT_DEPTH {
+            let owner = match piece {
+                Piece::Unit(u) => Some(u),
+                Piece::Text { owner, .. } => owner,
+            };
+            let cuts = statement_cuts(&self.doc.text[start..end]);
+            if !cuts.is_empty() {
+                let mut pieces = Vec::with_capacity(cuts.len() + 1);
+                let mut at = start;
+                for c in cuts {
+                    pieces.push(Piece::Text {
+                        start: at,
+                        end: start + c,
+                        owner,
+                    });
+                    at = start + c;
+                }
+                pieces.push(Piece::Text {
+                    start: at,
+                    end,
+                    owner,
+                });
+                self.statement_depth += 1;
+                let packed = self.pack(&pieces, scope);
+                self.statement_depth -= 1;
+                return packed;
+            }
         }
         let prefix = self.prefix_for(start, scope);
         let meta = self.meta(&[piece]);
@@ -656,6 +753,29 @@ mod tests {
         }
         let got = chunks(&doc, 12, false);
         assert_eq!(got[0].1.symbol.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn oversized_functions_are_cut_between_statements_not_inside_a_call() {
+        let text = "def parse(s, end):\n    pairs = {}\n    nextchar = s[end:end + 1]\n    if nextchar != '\"':\n        raise JSONDecodeError(\n            \"Expecting property name enclosed in double quotes\", s, end)\n    end += 1\n    return pairs, end\n";
+        let mut doc = ParsedDocument::plain(text.into());
+        doc.elements = vec![unit(0, text.len() - 1, "function", "parse")];
+        // Sizes at which the 103-char raise statement fits whole (below that it must be cut).
+        for size in [110, 150, 200] {
+            for (s, m) in chunks(&doc, size, false) {
+                let chunk = &text[s.start..s.end];
+                let open = chunk.matches('(').count() + chunk.matches('[').count();
+                let close = chunk.matches(')').count() + chunk.matches(']').count();
+                assert_eq!(open, close, "size {size}: cut inside brackets: {chunk:?}");
+                assert_eq!(m.symbol.as_deref(), Some("parse"));
+            }
+        }
+        assert_eq!(statement_cuts("f(\n  a)\nb\n"), vec![8]);
+        assert_eq!(statement_cuts("fn x() {\n  a;\n  b;\n}\n"), vec![9, 14, 19]);
+        assert!(
+            statement_cuts("f(\n").is_empty(),
+            "unbalanced: no statement cuts"
+        );
     }
 
     #[test]
