@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Builds the retrieval twin for `chunklab bench`: a born-digital corpus of single-page documents
+# cut from the PDFs in datasets/documents/pdf, its scanned twin (the same pages rendered with
+# pdftoppm and wrapped as image-only PDFs with img2pdf, clean and/or damaged like build.sh), both
+# read through `chunklab parse --full-text` into text files with the same ids, and the queries
+# (scripts/scanned-set/queries.tsv) as JSONL labelled with their relevant document — each
+# query's answer is checked to appear in the born-digital text, else the build fails.
+#
+#   scripts/scanned-set/retrieval.sh OUT CHUNKLAB_BIN [CONDS]   (CONDS default: 300-clean)
+#
+# CONDS: comma separated DPI-clean / DPI-damaged. Output:
+#   OUT/pdf/born/ID.pdf, OUT/pdf/COND/ID.pdf     the documents as PDFs
+#   OUT/corpus/born/ID.txt                        `chunklab parse --ocr never` text of the born PDF
+#   OUT/corpus/COND/ID.txt                        `chunklab parse --ocr auto` text of the scan
+#   OUT/queries.jsonl                             {"id","query","relevant_docs":["ID.txt"]}
+# Reproducible: fixed page ranges, fixed skews and seeds (damage.py). The `bench` corpus loader
+# reads text files only, hence the text files; both twins go through the same `parse`.
+set -euo pipefail
+OUT=${1:?usage: retrieval.sh OUT CHUNKLAB_BIN [CONDS]}
+BIN=${2:?usage: retrieval.sh OUT CHUNKLAB_BIN [CONDS]}
+CONDS=${3:-300-clean}
+SRC=${CHUNKLAB_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}/datasets/documents/pdf
+HERE=$(cd "$(dirname "$0")" && pwd)
+JOBS=${JOBS:-2}
+for tool in pdftoppm pdfseparate img2pdf /usr/bin/python3 "$BIN"; do
+  command -v "$tool" >/dev/null || { echo "retrieval.sh: $tool is not installed" >&2; exit 1; }
+done
+# prefix:file:first:last — every page its own document, except the 2-page council decision.
+DOCS="deb:debian-reference.en.pdf:30:53 pgct:pg-sql-createtable.pdf:1:12"
+SKEWS=(1.2 -2.1 2.8 -1.5 3.0 -2.6)
+mkdir -p "$OUT/pdf/born"
+cp "$SRC/raadsbesluit.pdf" "$OUT/pdf/born/raadsbesluit.pdf"
+for spec in $DOCS; do
+  IFS=: read -r prefix file first last <<<"$spec"
+  for ((p = first; p <= last; p++)); do
+    pdfseparate -f "$p" -l "$p" "$SRC/$file" "$OUT/pdf/born/$(printf '%s-p%03d' "$prefix" "$p").pdf"
+  done
+done
+
+# Text of one parsed document: `text` of `chunklab parse -f json --full-text`.
+totext() { # PDF TXT OCRMODE
+  "$BIN" parse "$1" -f json --full-text --ocr "$3" |
+    /usr/bin/python3 -c 'import json,sys; sys.stdout.write(json.load(sys.stdin)["text"])' >"$2.tmp"
+  mv "$2.tmp" "$2"
+}
+export -f totext
+export BIN
+
+mkdir -p "$OUT/corpus/born"
+for pdf in "$OUT"/pdf/born/*.pdf; do
+  id=$(basename "$pdf" .pdf)
+  [ -s "$OUT/corpus/born/$id.txt" ] || totext "$pdf" "$OUT/corpus/born/$id.txt" never
+done
+
+IFS=, read -ra conds <<<"$CONDS"
+for cond in "${conds[@]}"; do
+  dpi=${cond%%-*}
+  kind=${cond#*-}
+  mkdir -p "$OUT/pdf/$cond" "$OUT/corpus/$cond"
+  i=0
+  for pdf in "$OUT"/pdf/born/*.pdf; do
+    id=$(basename "$pdf" .pdf)
+    dst="$OUT/pdf/$cond/$id.pdf"
+    if [ ! -s "$dst" ]; then
+      tmp=$(mktemp -d)
+      pdftoppm -r "$dpi" -gray -png "$pdf" "$tmp/p"
+      mapfile -t pages < <(ls "$tmp"/p-*.png | sort)
+      if [ "$kind" = clean ]; then
+        img2pdf "${pages[@]}" -o "$dst"
+      else
+        damaged=()
+        for png in "${pages[@]}"; do
+          skew=${SKEWS[$((i % ${#SKEWS[@]}))]}
+          turn=0
+          [ $((i % 10)) -eq 1 ] && turn=1 # every tenth page fed sideways
+          /usr/bin/python3 "$HERE/damage.py" "$png" "$tmp/d-$i.jpg" "$skew" "$dpi" $((42 + i)) "$turn"
+          damaged+=("$tmp/d-$i.jpg")
+          i=$((i + 1))
+        done
+        img2pdf --imgsize "${dpi}dpi" "${damaged[@]}" -o "$dst"
+      fi
+      rm -rf "$tmp"
+    fi
+  done
+  ls "$OUT/pdf/$cond"/*.pdf | while read -r pdf; do
+    id=$(basename "$pdf" .pdf)
+    [ -s "$OUT/corpus/$cond/$id.txt" ] || echo "$pdf $OUT/corpus/$cond/$id.txt"
+  done | xargs -r -P "$JOBS" -n 2 bash -c 'totext "$0" "$1" auto'
+  echo "$OUT/corpus/$cond: $(ls "$OUT/corpus/$cond" | wc -l) documents"
+done
+
+/usr/bin/python3 "$HERE/queries.py" "$HERE/queries.tsv" "$OUT/corpus/born" >"$OUT/queries.jsonl"
+echo "$OUT/queries.jsonl: $(wc -l <"$OUT/queries.jsonl") queries"
