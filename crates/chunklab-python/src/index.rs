@@ -84,7 +84,7 @@ impl Index {
     /// The index's settings (chunker, unit, model, ...) as a dict.
     #[getter]
     fn settings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let v = serde_json::to_value(self.searcher.index().settings()).unwrap_or_default();
+        let v = serde_json::to_value(self.searcher.store().settings()).unwrap_or_default();
         json_to_py(py, &v)
     }
 
