@@ -178,6 +178,9 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
         if let Some(late) = &pipeline.late {
             eprintln!("{}", late.summary());
         }
+        if let Some(summary) = pipeline.llm_strategy_summary() {
+            eprintln!("{summary}");
+        }
         if let Some(context) = &pipeline.context {
             eprintln!("{}", context.summary());
         }

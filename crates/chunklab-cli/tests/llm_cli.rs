@@ -130,7 +130,7 @@ fn llm_context_without_llm_is_a_clear_error() {
 #[test]
 fn llm_strategy_and_queries_generate_with_the_local_model() {
     let (_d, path) = doc_file();
-    let chunks = jsonl(&chunklab(&[
+    let out = chunklab(&[
         "chunk",
         &path,
         "--strategy",
@@ -142,8 +142,15 @@ fn llm_strategy_and_queries_generate_with_the_local_model() {
         "40",
         "--unit",
         "words",
-    ]));
+    ]);
+    let chunks = jsonl(&out);
     assert!(!chunks.is_empty());
+    // Its usage summary, like `--context llm`'s (issue 20 item 4).
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("llm strategy: local:smollm2") && err.contains("output tokens"),
+        "{err}"
+    );
     for c in &chunks {
         let (s, e) = (
             c["start_byte"].as_u64().unwrap() as usize,

@@ -94,6 +94,20 @@ pub struct Processed<'a> {
 }
 
 impl Pipeline {
+    /// `strategy = llm`: what its language model cost (calls, cache hits, tokens), for the
+    /// summary line a face prints after a run, like [`ContextStage::summary`].
+    pub fn llm_strategy_summary(&self) -> Option<String> {
+        if self.config.chunking.strategy != Strategy::Llm {
+            return None;
+        }
+        let llm = self.llm.as_ref()?;
+        Some(format!(
+            "llm strategy: {}: {}",
+            chunklab_llm::full_name(llm.as_ref()),
+            llm.usage()
+        ))
+    }
+
     /// Check every option and load what the configuration names (model, language model).
     pub fn new(config: PipelineConfig) -> Result<Pipeline> {
         let cfg = &config.chunking;
