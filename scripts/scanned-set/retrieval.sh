@@ -27,13 +27,13 @@ for tool in pdftoppm pdfseparate img2pdf /usr/bin/python3 "$BIN"; do
 done
 # prefix:file:first:last — every page its own document, except the 2-page council decision.
 DOCS="deb:debian-reference.en.pdf:30:53 pgct:pg-sql-createtable.pdf:1:12"
-SKEWS=(1.2 -2.1 2.8 -1.5 3.0 -2.6)
 mkdir -p "$OUT/pdf/born"
 cp "$SRC/raadsbesluit.pdf" "$OUT/pdf/born/raadsbesluit.pdf"
 for spec in $DOCS; do
   IFS=: read -r prefix file first last <<<"$spec"
   for ((p = first; p <= last; p++)); do
-    pdfseparate -f "$p" -l "$p" "$SRC/$file" "$OUT/pdf/born/$(printf '%s-p%03d' "$prefix" "$p").pdf"
+    dst="$OUT/pdf/born/$(printf '%s-p%03d' "$prefix" "$p").pdf"
+    [ -s "$dst" ] || pdfseparate -f "$p" -l "$p" "$SRC/$file" "$dst"
   done
 done
 
@@ -52,36 +52,43 @@ for pdf in "$OUT"/pdf/born/*.pdf; do
   [ -s "$OUT/corpus/born/$id.txt" ] || totext "$pdf" "$OUT/corpus/born/$id.txt" never
 done
 
+# One scanned page document: render at DPI (grey), clean or damaged, wrap with img2pdf. N (the
+# document's position) picks its skew and seed; every tenth document is fed sideways.
+scan() { # BORN_PDF DST DPI KIND N
+  local tmp png
+  tmp=$(mktemp -d)
+  pdftoppm -r "$3" -gray -png "$1" "$tmp/p"
+  mapfile -t pages < <(ls "$tmp"/p-*.png | sort)
+  if [ "$4" = clean ]; then
+    img2pdf "${pages[@]}" -o "$2.tmp"
+  else
+    local skews=(1.2 -2.1 2.8 -1.5 3.0 -2.6) damaged=() j=0 turn
+    for png in "${pages[@]}"; do
+      turn=0
+      [ $(($5 % 10)) -eq 1 ] && [ "$j" -eq 0 ] && turn=1
+      /usr/bin/python3 "$HERE/damage.py" "$png" "$tmp/d-$j.jpg" "${skews[$((($5 + j) % 6))]}" "$3" $((42 + $5 + j)) "$turn"
+      damaged+=("$tmp/d-$j.jpg")
+      j=$((j + 1))
+    done
+    img2pdf --imgsize "${3}dpi" "${damaged[@]}" -o "$2.tmp"
+  fi
+  mv "$2.tmp" "$2"
+  rm -rf "$tmp"
+}
+export -f scan
+export HERE
+
 IFS=, read -ra conds <<<"$CONDS"
 for cond in "${conds[@]}"; do
   dpi=${cond%%-*}
   kind=${cond#*-}
   mkdir -p "$OUT/pdf/$cond" "$OUT/corpus/$cond"
-  i=0
+  n=0
   for pdf in "$OUT"/pdf/born/*.pdf; do
-    id=$(basename "$pdf" .pdf)
-    dst="$OUT/pdf/$cond/$id.pdf"
-    if [ ! -s "$dst" ]; then
-      tmp=$(mktemp -d)
-      pdftoppm -r "$dpi" -gray -png "$pdf" "$tmp/p"
-      mapfile -t pages < <(ls "$tmp"/p-*.png | sort)
-      if [ "$kind" = clean ]; then
-        img2pdf "${pages[@]}" -o "$dst"
-      else
-        damaged=()
-        for png in "${pages[@]}"; do
-          skew=${SKEWS[$((i % ${#SKEWS[@]}))]}
-          turn=0
-          [ $((i % 10)) -eq 1 ] && turn=1 # every tenth page fed sideways
-          /usr/bin/python3 "$HERE/damage.py" "$png" "$tmp/d-$i.jpg" "$skew" "$dpi" $((42 + i)) "$turn"
-          damaged+=("$tmp/d-$i.jpg")
-          i=$((i + 1))
-        done
-        img2pdf --imgsize "${dpi}dpi" "${damaged[@]}" -o "$dst"
-      fi
-      rm -rf "$tmp"
-    fi
-  done
+    dst="$OUT/pdf/$cond/$(basename "$pdf")"
+    [ -s "$dst" ] || echo "$pdf $dst $dpi $kind $n"
+    n=$((n + 1))
+  done | xargs -r -P "$JOBS" -n 5 bash -c 'scan "$0" "$1" "$2" "$3" "$4"'
   ls "$OUT/pdf/$cond"/*.pdf | while read -r pdf; do
     id=$(basename "$pdf" .pdf)
     [ -s "$OUT/corpus/$cond/$id.txt" ] || echo "$pdf $OUT/corpus/$cond/$id.txt"
