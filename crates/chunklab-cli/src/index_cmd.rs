@@ -9,7 +9,7 @@
 use crate::args::ChunkingArgs;
 use anyhow::{bail, Context, Result};
 use chunklab_embed::Role;
-use chunklab_index::{IndexWriter, NewDocument};
+use chunklab_index::{IndexWriter, NewDocument, StoreWriter};
 use chunklab_pipeline::{Input, Pipeline, Skip};
 use globset::{Glob, GlobMatcher};
 use rayon::prelude::*;
@@ -33,8 +33,13 @@ pub struct IndexArgs {
     #[arg(long, conflicts_with = "rebuild")]
     check: bool,
     /// Index directory (created when missing).
-    #[arg(long)]
-    index: PathBuf,
+    #[arg(long, required_unless_present = "store", conflicts_with = "store")]
+    index: Option<PathBuf>,
+    /// The store to write: a PostgreSQL URL (`postgres://user@host:5432/db`, any libpq URL, the
+    /// password from the URL or $PGPASSWORD; schema created and migrated by chunklab) or an
+    /// index directory.
+    #[arg(long, value_name = "URL|DIR")]
+    store: Option<String>,
     #[command(flatten)]
     chunking: ChunkingArgs,
     /// Access group for documents whose path matches GLOB: `--acl 'besluiten/**=team-a'`
@@ -106,8 +111,17 @@ struct Chunked {
 }
 
 pub fn run(a: IndexArgs) -> Result<ExitCode> {
+    let location = match (&a.index, &a.store) {
+        (Some(dir), _) => dir.display().to_string(),
+        (None, Some(s)) => s.clone(),
+        (None, None) => bail!("give --index DIR or --store URL|DIR"),
+    };
+    let postgres = chunklab_postgres::is_postgres_url(&location);
     if a.check {
-        let report = chunklab_index::check(&a.index)?;
+        if postgres {
+            bail!("--check verifies an index directory; a PostgreSQL store is checked by the server itself");
+        }
+        let report = chunklab_index::check(std::path::Path::new(&location))?;
         println!("{report}");
         if report.is_ok() {
             return Ok(ExitCode::SUCCESS);
@@ -144,17 +158,23 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
     if inputs.iter().any(|i| matches!(i, Input::Stdin)) {
         bail!("chunklab index reads files and directories, not stdin (`-`)");
     }
-    let mut writer = IndexWriter::open(&a.index, settings, a.rebuild)?;
-    let repaired = writer.repaired();
-    if repaired.any() {
-        eprintln!(
-            "warning: {}: the index was damaged and is repaired: {}{}{} documents dropped to be indexed again",
-            a.index.display(),
-            if repaired.bm25_rebuilt { "BM25 rebuilt from the store; " } else { "" },
-            if repaired.vectors_rebuilt { "vectors rebuilt from the store; " } else { "" },
-            repaired.dropped_documents.len(),
-        );
-    }
+    let mut writer: Box<dyn StoreWriter> = if postgres {
+        chunklab_postgres::open_writer(&location, settings, a.rebuild)?
+    } else {
+        let w = IndexWriter::open(std::path::Path::new(&location), settings, a.rebuild)?;
+        let repaired = w.repaired();
+        if repaired.any() {
+            eprintln!(
+                "warning: {location}: the index was damaged and is repaired: {}{}{} documents dropped to be indexed again",
+                if repaired.bm25_rebuilt { "BM25 rebuilt from the store; " } else { "" },
+                if repaired.vectors_rebuilt { "vectors rebuilt from the store; " } else { "" },
+                repaired.dropped_documents.len(),
+            );
+        }
+        Box::new(w)
+    };
+    // Where the store is, without a password, for messages.
+    let shown = writer.location();
 
     // Decide what to do with every input: hash it and compare with the index.
     let hashed: Vec<(Input, Result<String, String>)> = inputs
@@ -199,8 +219,8 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
             .map(|r| r.value.clone())
             .collect();
         let hash = format!("{file_hash} acl={acl:?} meta={fields:?}");
-        match writer.document(&doc_id) {
-            Some(d) if d.hash == hash => unchanged += 1,
+        match writer.document_hash(&doc_id) {
+            Some(h) if h == hash => unchanged += 1,
             existing => todo.push(Todo {
                 update: existing.is_some(),
                 input: inp,
@@ -346,21 +366,19 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
             "warning: {truncated} of {embedded} chunks are longer than {model_spec}'s {window}-token window and were truncated before embedding (their tails are only in BM25); chunk with --unit tokens --model {model_spec} or a smaller --size"
         );
     }
-    let stats = writer.finish()?;
-    let _ = stats;
+    let (store_docs, store_chunks) = writer.finish()?;
     if let Some(pb) = &progress {
         pb.finish_and_clear();
     }
     if !a.quiet {
-        let m = chunklab_index::Manifest::read(&a.index)?;
         eprintln!(
             "indexed {}: {added} added, {updated} updated, {removed} removed, {unchanged} unchanged{}{}; {chunks_total} chunks embedded with {model_spec} in {:.2} s; the index holds {} documents, {} chunks",
-            a.index.display(),
+            shown,
             if skipped > 0 { format!(", {skipped} binary skipped") } else { String::new() },
             if failed > 0 { format!(", {failed} FAILED") } else { String::new() },
             started.elapsed().as_secs_f64(),
-            m.documents,
-            m.chunks,
+            store_docs,
+            store_chunks,
         );
     }
     Ok(if failed > 0 {

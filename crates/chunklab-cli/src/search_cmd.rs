@@ -1,4 +1,5 @@
-//! `chunklab search`: query an index built by `chunklab index` — dense, BM25 or hybrid (RRF),
+//! `chunklab search`: query an index built by `chunklab index` (`--index DIR`, or `--store`
+//! with a PostgreSQL URL or a directory) — dense, BM25 or hybrid (RRF),
 //! optional reranking (MaxSim over the index's model, or a cross-encoder directory), metadata
 //! filters inside the search, and result shaping; human-readable or `--json` output.
 
@@ -17,8 +18,12 @@ pub struct SearchArgs {
     /// The query.
     query: String,
     /// Index directory (built by `chunklab index`).
-    #[arg(long)]
-    index: PathBuf,
+    #[arg(long, required_unless_present = "store", conflicts_with = "store")]
+    index: Option<PathBuf>,
+    /// The store to search: a PostgreSQL URL (`postgres://user@host:5432/db`, any libpq URL,
+    /// the password from the URL or $PGPASSWORD) or an index directory.
+    #[arg(long, value_name = "URL|DIR")]
+    store: Option<String>,
     /// Retrieval: dense, bm25 or hybrid (both, fused with reciprocal rank fusion).
     #[arg(long, default_value = "hybrid")]
     mode: String,
@@ -106,29 +111,34 @@ pub fn run(a: SearchArgs) -> Result<ExitCode> {
     if a.query.trim().is_empty() {
         bail!("the query is empty");
     }
-    let searcher = Searcher::open(&a.index, a.fetch)?;
-    let index = searcher.index();
-    let repairs = index.repairs();
-    if repairs.bm25_rebuilt || repairs.vectors_added > 0 || repairs.vectors_removed > 0 {
-        eprintln!(
-            "warning: {}: an interrupted `chunklab index` left the search structures behind the committed documents; repaired in memory (run `chunklab index` again to repair on disk)",
-            a.index.display()
-        );
+    let searcher = match (&a.index, &a.store) {
+        (Some(dir), _) => Searcher::open(dir, a.fetch)?,
+        (None, Some(location)) => Searcher::open_location(location, a.fetch)?,
+        (None, None) => bail!("give --index DIR or --store URL|DIR"),
+    };
+    let store = searcher.store();
+    if let Some(repairs) = searcher.index().map(|i| i.repairs()) {
+        if repairs.bm25_rebuilt || repairs.vectors_added > 0 || repairs.vectors_removed > 0 {
+            eprintln!(
+                "warning: {}: an interrupted `chunklab index` left the search structures behind the committed documents; repaired in memory (run `chunklab index` again to repair on disk)",
+                store.location()
+            );
+        }
     }
     if let Some(m) = &a.model {
-        let settings = index.settings();
+        let settings = store.settings();
         if *m != settings.model {
             bail!(
                 "--model {m}: the index {} was embedded with `{}`; a query embedded with another model cannot be compared with it (omit --model, or build an index with --model {m})",
-                a.index.display(),
+                store.location(),
                 settings.model
             );
         }
     }
-    if (a.small_to_big || a.auto_merge) && !index.is_hierarchical() {
+    if (a.small_to_big || a.auto_merge) && !store.is_hierarchical() {
         bail!(
             "--small-to-big and --auto-merge need hierarchical chunks (with parent_id); this index was built with `{}`",
-            index.settings().chunker
+            store.settings().chunker
         );
     }
     let hits = searcher.search(&a.query, &cfg, None)?;
@@ -161,11 +171,8 @@ pub fn run(a: SearchArgs) -> Result<ExitCode> {
             writeln!(out, "no results")?;
         }
         for (i, h) in hits.iter().enumerate() {
-            let lang = index
-                .store()
-                .doc(&h.doc_id)
-                .map_or("en", |d| d.record.lang.as_str());
-            write_hit(&mut out, i + 1, h, &a.query, lang, color)?;
+            let lang = store.doc_lang(&h.doc_id).unwrap_or_else(|| "en".into());
+            write_hit(&mut out, i + 1, h, &a.query, &lang, color)?;
         }
         eprintln!(
             "{} results in {:.0} ms ({} mode{})",

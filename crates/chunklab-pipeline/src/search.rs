@@ -1,6 +1,12 @@
-//! Searching an index: one [`SearchConfig`] (the `chunklab search` flags as serde keys) and a
-//! [`Searcher`] that opens an index and its query model once and then answers any number of
-//! queries — what the CLI, the server and the Python package call.
+//! Searching a store: one [`SearchConfig`] (the `chunklab search` flags as serde keys) and a
+//! [`Searcher`] that opens a store (an index directory or a PostgreSQL URL, behind the index
+//! crate's [`ChunkStore`] seam) and its query model once and then answers any number of queries
+//! — what the CLI, the server and the Python package call.
+//!
+//! Errors a client caused are typed so a face can answer them as bad requests: an out-of-range
+//! parameter, an empty or too long query, or shaping a flat index is a [`SearchParamError`];
+//! a bad filter or query the store refuses is a [`chunklab_index::Error`] (`BadFilter`,
+//! `BadQuery`); both can be found with `anyhow::Error::downcast_ref`.
 //!
 //! ```no_run
 //! use chunklab_pipeline::search::{SearchConfig, Searcher};
@@ -14,7 +20,7 @@
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use chunklab_embed::{Embedder, LoadOptions, RerankWith, Role};
-use chunklab_index::{Hit, Index, Mode, Query};
+use chunklab_index::{ChunkStore, Hit, Index, Mode, Query};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;
@@ -123,11 +129,14 @@ impl SearchConfig {
     }
 }
 
-/// An open index with its query model, loaded at most once and shared by every query (the
+/// An open store with its query model, loaded at most once and shared by every query (the
 /// model load is most of a cold `chunklab search`). `Send + Sync`: one searcher serves many
 /// threads.
 pub struct Searcher {
-    index: Index,
+    store: Arc<dyn ChunkStore>,
+    /// The same store when it is the embedded index (for what only it has: repairs, document
+    /// texts by id).
+    embedded: Option<Arc<Index>>,
     fetch: bool,
     model: OnceLock<Arc<dyn Embedder>>,
     loading: Mutex<()>,
@@ -142,10 +151,34 @@ impl Searcher {
         Ok(Searcher::new(index, fetch))
     }
 
+    /// Open the store at `location`: a `postgres://` or `postgresql://` URL (PostgreSQL +
+    /// pgvector, see `chunklab_postgres`), or else an index directory.
+    pub fn open_location(location: &str, fetch: bool) -> Result<Searcher> {
+        if chunklab_postgres::is_postgres_url(location) {
+            let store = chunklab_postgres::open_store(location)?;
+            Ok(Searcher::with_store(store, fetch))
+        } else {
+            Searcher::open(Path::new(location), fetch)
+        }
+    }
+
     /// A searcher over an index opened elsewhere.
     pub fn new(index: Index, fetch: bool) -> Searcher {
+        let index = Arc::new(index);
+        let mut s = Searcher::from_store(index.clone(), fetch);
+        s.embedded = Some(index);
+        s
+    }
+
+    /// A searcher over any store opened elsewhere (behind the seam).
+    pub fn with_store(store: Box<dyn ChunkStore>, fetch: bool) -> Searcher {
+        Searcher::from_store(Arc::from(store), fetch)
+    }
+
+    fn from_store(store: Arc<dyn ChunkStore>, fetch: bool) -> Searcher {
         Searcher {
-            index,
+            store,
+            embedded: None,
             fetch,
             model: OnceLock::new(),
             loading: Mutex::new(()),
@@ -153,9 +186,32 @@ impl Searcher {
         }
     }
 
-    /// The index.
-    pub fn index(&self) -> &Index {
-        &self.index
+    /// Use `model` (already loaded, e.g. by the searcher this one replaces after a write) as
+    /// the query model instead of loading it again; refused when its dimension is not the
+    /// store's.
+    pub fn with_model(self, model: Arc<dyn Embedder>) -> Result<Searcher> {
+        let settings = self.store.settings();
+        if model.dim() != settings.dim {
+            bail!(
+                "model {} gives {}-dimensional vectors but the store {} holds {}-dimensional ones",
+                settings.model,
+                model.dim(),
+                self.store.location(),
+                settings.dim
+            );
+        }
+        let _ = self.model.set(model);
+        Ok(self)
+    }
+
+    /// The store, behind the seam.
+    pub fn store(&self) -> &dyn ChunkStore {
+        self.store.as_ref()
+    }
+
+    /// The embedded index, when the store is one (`None` for PostgreSQL).
+    pub fn index(&self) -> Option<&Index> {
+        self.embedded.as_deref()
     }
 
     /// The index's embedding model, loaded on first use (and checked against the index's
@@ -171,7 +227,7 @@ impl Searcher {
         if let Some(m) = self.model.get() {
             return Ok(m.clone());
         }
-        let settings = self.index.settings();
+        let settings = self.store.settings();
         let m: Arc<dyn Embedder> = chunklab_embed::load(
             &settings.model,
             &LoadOptions {
@@ -197,11 +253,15 @@ impl Searcher {
         let m = self.load_model()?;
         let tokens = m.token_spans(query)?.len();
         if tokens > m.token_capacity() {
-            bail!(
-                "the query has {tokens} tokens but the model {} reads at most {} per query; shorten it",
-                self.index.settings().model,
-                m.token_capacity()
-            );
+            return Err(SearchParamError {
+                param: "query",
+                message: format!(
+                    "the query has {tokens} tokens but the model {} reads at most {} per query; shorten it",
+                    self.store.settings().model,
+                    m.token_capacity()
+                ),
+            }
+            .into());
         }
         Ok(m.embed(&[query], Role::Query)?.remove(0))
     }
@@ -236,15 +296,27 @@ impl Searcher {
     ) -> Result<Vec<Hit>> {
         cfg.validate()?;
         if query.trim().is_empty() {
-            bail!("the query is empty");
+            return Err(SearchParamError {
+                param: "query",
+                message: "the query is empty".into(),
+            }
+            .into());
         }
-        if (cfg.small_to_big || cfg.auto_merge) && !self.index.is_hierarchical() {
-            bail!(
-                "small_to_big and auto_merge need hierarchical chunks (with parent_id); this index was built with `{}`",
-                self.index.settings().chunker
-            );
+        if (cfg.small_to_big || cfg.auto_merge) && !self.store.is_hierarchical() {
+            return Err(SearchParamError {
+                param: if cfg.small_to_big {
+                    "small_to_big"
+                } else {
+                    "auto_merge"
+                },
+                message: format!(
+                    "small_to_big and auto_merge need hierarchical chunks (with parent_id); this index was built with `{}`",
+                    self.store.settings().chunker
+                ),
+            }
+            .into());
         }
-        let mut filter = self.index.filter(&cfg.filter)?;
+        let mut filter = self.store.filter(&cfg.filter)?;
         if let Some(groups) = acl {
             filter.require_acl(groups.to_vec());
         }
@@ -271,7 +343,7 @@ impl Searcher {
         q.auto_merge = cfg.auto_merge.then_some(cfg.merge_threshold);
         q.merge = cfg.merge;
         q.docs = cfg.docs;
-        Ok(self.index.search(&q)?)
+        Ok(self.store.search(&q)?)
     }
 }
 

@@ -35,7 +35,7 @@ impl IndexState {
     /// pipeline's settings differ from the index's.
     pub fn open(dir: &Path, mut write: PipelineConfig) -> anyhow::Result<IndexState> {
         let searcher = Searcher::open(dir, false)?;
-        let settings = searcher.index().settings().clone();
+        let settings = searcher.store().settings().clone();
         let model = if settings.dim > 0 {
             Some(searcher.load_model()?)
         } else {
@@ -76,19 +76,18 @@ impl IndexState {
     pub fn model_spec(&self) -> Option<String> {
         self.model
             .as_ref()
-            .map(|_| self.searcher().index().settings().model.clone())
+            .map(|_| self.searcher().store().settings().model.clone())
     }
 
     /// Documents and chunks in the index.
     pub fn counts(&self) -> (usize, usize) {
-        let s = self.searcher();
-        (s.index().store().docs().len(), s.index().store().len())
+        self.searcher().store().counts().unwrap_or_default()
     }
 
     /// What `/ready` says about the index.
     pub fn summary(&self) -> Value {
         let s = self.searcher();
-        let settings = s.index().settings();
+        let settings = s.store().settings();
         let (docs, chunks) = self.counts();
         json!({
             "dir": self.dir.display().to_string(),
@@ -104,6 +103,16 @@ impl IndexState {
 
 fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
     state.tokens.caller(headers)
+}
+
+/// The embedded index behind a searcher (the document endpoints read it directly).
+fn embedded(s: &Searcher) -> Result<&chunklab_index::Index, ApiError> {
+    s.index().ok_or_else(|| {
+        ApiError::internal(format!(
+            "{} is not an embedded index; this endpoint needs one",
+            s.store().location()
+        ))
+    })
 }
 
 fn search_error(e: anyhow::Error) -> ApiError {
@@ -185,7 +194,7 @@ async fn search(
                     if context_chars > 0 {
                         let text = texts
                             .entry(h.doc_id.clone())
-                            .or_insert_with(|| searcher.index().store().doc_text(&h.doc_id).ok());
+                            .or_insert_with(|| searcher.index()?.store().doc_text(&h.doc_id).ok());
                         if let Some(t) = text {
                             v["before"] = before(t, h.start_byte, context_chars).into();
                             v["after"] = after(t, h.end_byte, context_chars).into();
@@ -247,7 +256,7 @@ pub async fn get_chunk(
     let ix = state.index()?;
     let who = caller(&state, &headers)?;
     let s = ix.searcher();
-    let store = s.index().store();
+    let store = embedded(&s)?.store();
     let missing = || ApiError::not_found(format!("no chunk `{id}`"));
     let chunk = store
         .key_of(&id)
@@ -273,7 +282,7 @@ pub async fn get_document(
     let ix = state.index()?;
     let who = caller(&state, &headers)?;
     let s = ix.searcher();
-    let store = s.index().store();
+    let store = embedded(&s)?.store();
     let missing = || ApiError::not_found(format!("no document `{id}`"));
     let doc = store.doc(&id).ok_or_else(missing)?;
     if !visible(&who, &doc.record.acl) {
@@ -395,7 +404,7 @@ pub async fn put_document(
             let _guard = ix.write_lock.lock().unwrap_or_else(|p| p.into_inner());
             let replaced = {
                 let s = ix.searcher();
-                match s.index().store().doc(&doc_id) {
+                match embedded(&s)?.store().doc(&doc_id) {
                     Some(old) if !visible(&who, &old.record.acl) => {
                         return Err(ApiError::forbidden(format!(
                             "document `{doc_id}` exists with groups token `{}` does not hold",
@@ -406,7 +415,7 @@ pub async fn put_document(
                     None => false,
                 }
             };
-            let settings = ix.searcher().index().settings().clone();
+            let settings = ix.searcher().store().settings().clone();
             let mut w = IndexWriter::open(&ix.dir, settings, false)
                 .map_err(|e| crate::error::from_index(&e))?;
             w.add_document(doc)
@@ -434,15 +443,14 @@ pub async fn delete_document(
             let ix = st.index()?;
             let _guard = ix.write_lock.lock().unwrap_or_else(|p| p.into_inner());
             let s = ix.searcher();
-            let visible_doc = s
-                .index()
+            let visible_doc = embedded(&s)?
                 .store()
                 .doc(&id)
                 .is_some_and(|d| visible(&who, &d.record.acl));
             if !visible_doc {
                 return Err(ApiError::not_found(format!("no document `{id}`")));
             }
-            let settings = s.index().settings().clone();
+            let settings = s.store().settings().clone();
             let mut w = IndexWriter::open(&ix.dir, settings, false)
                 .map_err(|e| crate::error::from_index(&e))?;
             w.remove_document(&id)
@@ -457,9 +465,11 @@ pub async fn delete_document(
 /// Open the index again after a write and swap it in (queries in flight keep the old one).
 fn reopen(ix: &IndexState) -> Result<(), ApiError> {
     let fresh = Searcher::open(&ix.dir, false).map_err(from_anyhow)?;
-    if fresh.index().settings().dim > 0 {
-        fresh.load_model().map_err(from_anyhow)?;
-    }
+    // The served model stays loaded: the reopened index gets it instead of loading it again.
+    let fresh = match &ix.model {
+        Some(m) => fresh.with_model(m.clone()).map_err(from_anyhow)?,
+        None => fresh,
+    };
     *ix.searcher.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(fresh);
     Ok(())
 }
