@@ -59,8 +59,25 @@ fn snap_sizes(segs: &mut [Seg]) {
     }
 }
 
+/// Whether a word's box measures its letters: only letters, digits and low punctuation. A word
+/// holding a table's ruling (`2025|Haven`, `|5`, `[2`) or brackets spans the rule's or bracket's
+/// height, not the font's, and would make a table row look like a title.
+fn measures_font(w: &Word) -> bool {
+    w.text.chars().any(char::is_alphanumeric)
+        && w.text
+            .chars()
+            .all(|c| c.is_alphanumeric() || ".,:;'\"’‘“”-–%€&?*+=".contains(c))
+}
+
 fn line_segs(words: &[&Word], sx: f32, sy: f32, height: f32, out: &mut Vec<Seg>) {
-    let mut heights: Vec<u32> = words.iter().map(|w| w.y1.saturating_sub(w.y0)).collect();
+    let mut heights: Vec<u32> = words
+        .iter()
+        .filter(|w| measures_font(w))
+        .map(|w| w.y1.saturating_sub(w.y0))
+        .collect();
+    if heights.is_empty() {
+        heights = words.iter().map(|w| w.y1.saturating_sub(w.y0)).collect();
+    }
     heights.sort_unstable();
     // The upper quartile: words with ascenders, not x-height-only words or punctuation.
     let h = heights[(heights.len() * 3 / 4).min(heights.len() - 1)].max(1) as f32;
@@ -149,5 +166,33 @@ mod tests {
         assert_eq!(pl.lines[1].text(" | "), "Naam | Bedrag");
         assert!(pl.lines[0].size > pl.lines[1].size * 1.4);
         assert!(pl.lines[0].y > pl.lines[1].y);
+    }
+
+    /// A table row whose words swallowed the vertical rules (`2025|Haven`, `|5`: boxes as tall
+    /// as the row) is as big as a body line, not a title (a damaged scan of raadsbesluit.pdf).
+    #[test]
+    fn ruled_table_rows_keep_the_body_size() {
+        let page = OcrPage {
+            words: vec![
+                word("Het", 100, 100, 160, 130, 1),
+                word("besluit", 170, 100, 300, 130, 1),
+                word("is", 310, 100, 340, 130, 1),
+                word("aangenomen", 350, 100, 560, 130, 1),
+                word("2025|Haven", 100, 180, 400, 240, 2),
+                word("|5", 420, 180, 460, 240, 2),
+                word("210.600", 480, 200, 600, 230, 2),
+                word("ee", 610, 208, 640, 230, 2),
+            ],
+            width: 2480,
+            height: 3508,
+        };
+        let pl = page_lines(&page, 595.0, 842.0);
+        assert_eq!(pl.lines.len(), 2);
+        assert_eq!(
+            pl.lines[0].size,
+            pl.lines[1].size,
+            "{:?}",
+            pl.lines[1].text(" | ")
+        );
     }
 }
