@@ -111,6 +111,12 @@ impl DocChunks {
     }
 }
 
+/// An OCR'd chunk's confidence as the CLI writes it: widened to f64 and rounded to 0.1.
+fn ocr_confidence(meta: &ChunkMeta) -> Option<f64> {
+    meta.ocr_confidence
+        .map(|v| (f64::from(v) * 10.0).round() / 10.0)
+}
+
 /// One chunk of a document: a span of its text with metadata. Attributes are the fields of
 /// `chunklab chunk`'s JSONL (`text`, `start_char`, `end_char`, `start_byte`, `end_byte`,
 /// `tokens`, `unit`, `headings`, `page`, `kind`, ...); offsets are into the document text
@@ -243,6 +249,17 @@ impl Chunk {
     fn context(&self) -> Option<&str> {
         self.r.meta.context.as_deref()
     }
+    /// OCR: whether the chunk's text was read by OCR (`ocr` in the JSONL).
+    #[getter]
+    fn ocr(&self) -> bool {
+        self.r.meta.ocr_confidence.is_some()
+    }
+    /// OCR: the mean word confidence (0-100, rounded to 0.1 as `chunklab chunk` writes it) of
+    /// an OCR'd chunk, else None.
+    #[getter]
+    fn ocr_confidence(&self) -> Option<f64> {
+        ocr_confidence(&self.r.meta)
+    }
     /// `strategy="late"`: the chunk's vector.
     #[getter]
     fn embedding(&self) -> Option<Vec<f32>> {
@@ -284,6 +301,8 @@ impl Chunk {
         d.set_item("parent_id", &m.parent_id)?;
         d.set_item("prefix", &m.prefix)?;
         d.set_item("context", &m.context)?;
+        d.set_item("ocr", self.ocr())?;
+        d.set_item("ocr_confidence", ocr_confidence(m))?;
         d.set_item("text", self.text(py))?;
         if let Some(e) = &self.r.embedding {
             d.set_item("embedding", e)?;
@@ -337,6 +356,10 @@ impl Chunk {
         }
         opt("parent_id", m.parent_id.as_deref())?;
         opt("prefix", m.prefix.as_deref())?;
+        if let Some(conf) = ocr_confidence(m) {
+            d.set_item("ocr", true)?;
+            d.set_item("ocr_confidence", conf)?;
+        }
         Ok(d)
     }
 

@@ -27,6 +27,11 @@ const PIPELINE_KEYS: &[(&str, Option<&str>, &str)] = &[
     ("llm", Some("llm"), "spec"),
     ("llm_no_cache", Some("llm"), "no_cache"),
     ("llm_concurrency", Some("llm"), "concurrency"),
+    ("ocr", Some("ocr"), "mode"),
+    ("ocr_lang", Some("ocr"), "lang"),
+    ("ocr_min_confidence", Some("ocr"), "min_confidence"),
+    ("ocr_timeout", Some("ocr"), "timeout_s"),
+    ("ocr_preprocess", Some("ocr"), "preprocess"),
     ("context", Some("context"), "kind"),
     ("context_prompt", Some("context"), "prompt"),
     ("context_max_tokens", Some("context"), "max_tokens"),
@@ -77,8 +82,9 @@ pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PipelineConfi
 pub fn from_pairs(pairs: Vec<(String, Value)>) -> PyResult<PipelineConfig> {
     let mut root = Map::new();
     let mut chunking = Map::new();
-    let mut sections: [(&str, Map<String, Value>); 3] = [
+    let mut sections: [(&str, Map<String, Value>); 4] = [
         ("reading", Map::new()),
+        ("ocr", Map::new()),
         ("llm", Map::new()),
         ("context", Map::new()),
     ];
@@ -106,7 +112,11 @@ pub fn from_pairs(pairs: Vec<(String, Value)>) -> PyResult<PipelineConfig> {
             )));
         }
     }
-    let [(_, reading), (_, llm), (_, context)] = sections;
+    let [(_, mut reading), (_, ocr), (_, llm), (_, context)] = sections;
+    if !ocr.is_empty() {
+        // The OCR options are a table inside the reading section (`--ocr*` flags).
+        reading.insert("ocr".into(), Value::Object(ocr.clone()));
+    }
     if !context.is_empty() && !context.contains_key("kind") {
         return Err(ConfigError::new_err(
             "context_prompt, context_max_tokens, context_fallback and context_doc_tokens apply with context=\"header\" or \"llm\"",
@@ -126,8 +136,18 @@ pub fn from_pairs(pairs: Vec<(String, Value)>) -> PyResult<PipelineConfig> {
             .chain(
                 reading
                     .iter()
+                    .filter(|(k, _)| k.as_str() != "ocr")
                     .map(|(k, v)| (k.clone(), wrap("reading", k, v))),
             )
+            .chain(ocr.iter().map(|(k, v)| {
+                let name = PIPELINE_KEYS
+                    .iter()
+                    .find(|(_, s, n)| *s == Some("ocr") && n == k)
+                    .map_or_else(|| format!("ocr_{k}"), |(key, _, _)| key.to_string());
+                let mut inner = Map::new();
+                inner.insert(k.clone(), v.clone());
+                (name, wrap("reading", "ocr", &Value::Object(inner)))
+            }))
             .chain(
                 llm.iter()
                     .map(|(k, v)| (format!("llm_{k}"), wrap("llm", k, v))),

@@ -42,11 +42,6 @@ def _path(documents: Path, rel) -> Path:
     return p
 
 
-# JSONL fields the OCR work adds to the CLI (issue 15) that the Python Chunk does not carry
-# yet; accepted only with their no-OCR values.
-PENDING = {"ocr": False, "ocr_confidence": None}
-
-
 def _same(py: list, cli: list, what: str) -> None:
     assert len(py) == len(cli), f"{what}: {len(py)} chunks in Python, {len(cli)} from the CLI"
     for i, (a, b) in enumerate(zip(py, cli)):
@@ -56,9 +51,6 @@ def _same(py: list, cli: list, what: str) -> None:
             assert [struct.pack("<f", x) for x in ea] == [struct.pack("<f", x) for x in eb], (
                 f"{what}: chunk {i} embedding differs"
             )
-        for k, v in PENDING.items():
-            if k in b and k not in a:
-                assert b.pop(k) == v, f"{what}: chunk {i} has {k}={v!r}"
         assert a == b, f"{what}: chunk {i} differs"
         assert list(a) == list(b), f"{what}: chunk {i} keys in another order"
 
@@ -147,3 +139,37 @@ def test_parse_gives_elements(documents):
     assert md.format == "markdown"
     assert any(e["kind"] == "heading" and e.get("level") for e in md.elements)
     assert md.to_dict()["elements"] == md.elements
+
+
+def test_ocr_chunks_equal_cli_jsonl(documents, cli, tmp_path):
+    """An image file is read by OCR (real tesseract): `ocr` / `ocr_confidence` equal the CLI's,
+    in the dict, as attributes and in the framework metadata."""
+    import shutil
+    import subprocess
+
+    for tool in ("pdftoppm", "tesseract"):
+        assert shutil.which(tool), f"{tool} is missing (CI installs poppler-utils and tesseract-ocr)"
+    pdf = _path(documents, "pdf/raadsbesluit.pdf")
+    subprocess.run(
+        ["pdftoppm", "-r", "200", "-png", "-singlefile", "-f", "1", "-l", "1", str(pdf), str(tmp_path / "page")],
+        check=True,
+    )
+    png = tmp_path / "page.png"
+    config = {"strategy": "elements", "size": 300, "ocr_lang": "nld+eng", "ocr_preprocess": "none"}
+    expected = cli([*flags(config), str(png)])
+    chunks = chunklab.chunk_files([str(png)], **config)
+    assert expected, "the CLI gave no chunks for the scanned page"
+    _same([c.to_dict() for c in chunks], expected, "ocr page.png")
+    assert all(c.ocr for c in chunks)
+    for c in chunks:
+        assert isinstance(c.ocr_confidence, float) and 0.0 < c.ocr_confidence <= 100.0
+        assert c.ocr_confidence == round(c.ocr_confidence, 1)
+        assert c.metadata["ocr"] is True and c.metadata["ocr_confidence"] == c.ocr_confidence
+    text = chunklab.chunk("plain text, no OCR", strategy="recursive", size=100)[0]
+    assert text.ocr is False and text.ocr_confidence is None
+    assert "ocr" not in text.metadata and "ocr_confidence" not in text.metadata
+
+
+def test_ocr_options_are_checked():
+    with pytest.raises(chunklab.ConfigError, match="ocr"):
+        chunklab.chunk("x", ocr="sometimes")
