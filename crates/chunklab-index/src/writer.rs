@@ -160,6 +160,41 @@ pub fn repair(dir: &Path) -> Result<Repaired> {
     Ok(repaired)
 }
 
+impl NewDocument {
+    /// Why this document cannot be stored beside `dim`-dimensional vectors (an empty id, a
+    /// chunk span outside the text or off a char boundary, a vector of another dimension), or
+    /// `None`. `holder` names the store in the message (`index`, `store`). Every store checks
+    /// documents with this before writing them.
+    pub fn problem(&self, dim: usize, holder: &str) -> Option<String> {
+        let bad = |what: String| Some(format!("document `{}`: {what}", self.doc_id));
+        if self.doc_id.is_empty() {
+            return Some("a document needs a non-empty id".into());
+        }
+        for (i, c) in self.chunks.iter().enumerate() {
+            if c.start_byte > c.end_byte
+                || c.end_byte > self.text.len()
+                || !self.text.is_char_boundary(c.start_byte)
+                || !self.text.is_char_boundary(c.end_byte)
+                || c.start_char > c.end_char
+            {
+                return bad(format!(
+                    "chunk {i} has span {}..{} outside the text ({} bytes) or off a char boundary",
+                    c.start_byte,
+                    c.end_byte,
+                    self.text.len()
+                ));
+            }
+            if c.vector.len() != dim {
+                return bad(format!(
+                    "chunk {i} has a vector of {} dimensions, the {holder} has {dim}",
+                    c.vector.len()
+                ));
+            }
+        }
+        None
+    }
+}
+
 impl IndexWriter {
     /// Open the index in `dir` for writing, creating it when there is none. Refuses an index
     /// built with other settings unless `rebuild` (which empties it first). Fails at once with
@@ -365,31 +400,10 @@ impl IndexWriter {
     /// durable until [`IndexWriter::commit`]; a document is never committed in part.
     pub fn add_document(&mut self, doc: NewDocument) -> Result<()> {
         let dim = self.manifest.settings.dim;
+        if let Some(problem) = doc.problem(dim, "index") {
+            return Err(Error::BadDocument(problem));
+        }
         let bad = |what: String| Error::BadDocument(format!("document `{}`: {what}", doc.doc_id));
-        if doc.doc_id.is_empty() {
-            return Err(Error::BadDocument("a document needs a non-empty id".into()));
-        }
-        for (i, c) in doc.chunks.iter().enumerate() {
-            if c.start_byte > c.end_byte
-                || c.end_byte > doc.text.len()
-                || !doc.text.is_char_boundary(c.start_byte)
-                || !doc.text.is_char_boundary(c.end_byte)
-                || c.start_char > c.end_char
-            {
-                return Err(bad(format!(
-                    "chunk {i} has span {}..{} outside the text ({} bytes) or off a char boundary",
-                    c.start_byte,
-                    c.end_byte,
-                    doc.text.len()
-                )));
-            }
-            if c.vector.len() != dim {
-                return Err(bad(format!(
-                    "chunk {i} has a vector of {} dimensions, the index has {dim}",
-                    c.vector.len()
-                )));
-            }
-        }
         let lang = match self.manifest.settings.lang.as_str() {
             "nl" => "nl",
             "en" => "en",

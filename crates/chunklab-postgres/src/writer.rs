@@ -82,33 +82,16 @@ impl PgWriter {
     }
 
     fn check(&self, doc: &NewDocument) -> Result<(), Error> {
-        let bad = |what: String| Error::BadDocument(format!("document `{}`: {what}", doc.doc_id));
-        if doc.doc_id.is_empty() {
-            return Err(Error::BadDocument("a document needs a non-empty id".into()));
+        if let Some(problem) = doc.problem(self.settings.dim, "store") {
+            return Err(Error::BadDocument(problem));
         }
+        // pgvector refuses NaN and infinity; name the chunk instead of failing the COPY.
         for (i, c) in doc.chunks.iter().enumerate() {
-            if c.start_byte > c.end_byte
-                || c.end_byte > doc.text.len()
-                || !doc.text.is_char_boundary(c.start_byte)
-                || !doc.text.is_char_boundary(c.end_byte)
-                || c.start_char > c.end_char
-            {
-                return Err(bad(format!(
-                    "chunk {i} has span {}..{} outside the text ({} bytes) or off a char boundary",
-                    c.start_byte,
-                    c.end_byte,
-                    doc.text.len()
-                )));
-            }
-            if c.vector.len() != self.settings.dim {
-                return Err(bad(format!(
-                    "chunk {i} has a vector of {} dimensions, the store has {}",
-                    c.vector.len(),
-                    self.settings.dim
-                )));
-            }
             if c.vector.iter().any(|x| !x.is_finite()) {
-                return Err(bad(format!("chunk {i} has a vector with NaN or infinity")));
+                return Err(Error::BadDocument(format!(
+                    "document `{}`: chunk {i} has a vector with NaN or infinity",
+                    doc.doc_id
+                )));
             }
         }
         Ok(())
