@@ -100,8 +100,36 @@ fn check(
             meta.kind.is_some() || doc.elements.is_empty(),
             "{name}: {chunk:?}"
         );
+        check_symbols(name, doc, s, meta);
     }
     assert!(text[covered..].trim().is_empty(), "{name}: lost the tail");
+}
+
+/// A chunk names only symbols of units it overlaps: module-level code after a function (the
+/// `scanstring = c_scanstring or py_scanstring` lines after `JSONObject` in CPython's
+/// json/decoder.py) carries no symbol, or only those of units it shares text with.
+fn check_symbols(name: &str, doc: &ParsedDocument, s: &Span, meta: &ChunkMeta) {
+    let Some(symbols) = meta.symbol.as_deref() else {
+        return;
+    };
+    // (A unit may itself name several symbols: Go's `const ( A = 1; B = 2 )` is `A, B`.)
+    let overlapped: Vec<&str> = doc
+        .elements
+        .iter()
+        .filter(|e| e.start < s.end && s.start < e.end)
+        .filter_map(|e| e.symbol.as_deref())
+        .flat_map(|symbols| symbols.split(", "))
+        .collect();
+    for symbol in symbols.split(", ").filter(|&s| s != "…") {
+        let overlapping = overlapped.contains(&symbol);
+        assert!(
+            overlapping,
+            "{name}: chunk {}..{} names {symbol:?}, a unit it does not overlap: {:?}",
+            s.start,
+            s.end,
+            &doc.text[s.start..s.end]
+        );
+    }
 }
 
 /// Every unit whose text fits in `size` tokens lies whole inside one chunk.
@@ -369,4 +397,35 @@ fn code_throughput() {
             mib / (parse_s + chunk_s)
         );
     }
+}
+
+/// Issue 20, item 9: module-level lines right before a large function (json/decoder.py's
+/// `scanstring = c_scanstring or py_scanstring` before `def JSONObject`) packed with it as a
+/// lead-in were labelled with the function's symbol even in a chunk of module code alone; and
+/// the function's later chunks carried the lead-in's symbols. Every chunk at every size names
+/// only units it overlaps.
+#[test]
+fn a_lead_in_packed_with_a_large_function_keeps_its_own_symbols() {
+    let doc = fixture("decoder_shape.py");
+    let lead_in = doc.text.find("# Use the speedup").unwrap();
+    let mut lead_in_alone = 0;
+    for size in (40..=400).step_by(20) {
+        let cl100k = Tiktoken::cl100k();
+        let chunks = Code::new(Arc::new(cl100k), size, false)
+            .unwrap()
+            .chunk_parsed(&doc)
+            .unwrap();
+        for (span, meta) in &chunks {
+            check_symbols(&format!("size {size}"), &doc, span, meta);
+            let function = doc.text.find("def parse_object").unwrap();
+            if span.start >= lead_in && span.end <= function {
+                lead_in_alone += 1;
+                assert_eq!(meta.symbol, None, "size {size}: module code named");
+            }
+        }
+    }
+    assert!(
+        lead_in_alone > 0,
+        "no size put the module lines in a chunk of their own"
+    );
 }

@@ -352,7 +352,9 @@ impl Pack<'_> {
                     let mut members = g.members;
                     members.push(piece);
                     let meta = self.meta(&members);
+                    let first = self.em.out.len();
                     self.em.emit(g.start, pe, g.prefix.as_ref(), &meta)?;
+                    self.relabel(first, &members);
                     continue;
                 }
                 let rest = self.flush(g, scope)?;
@@ -418,6 +420,28 @@ impl Pack<'_> {
         };
         self.flush(first, scope)?;
         Ok(g.members[1..].to_vec())
+    }
+
+    /// Give the chunks emitted from `first` on the kind and symbol of only the `members` each
+    /// one overlaps: a lead-in emitted together with a unit that had to be cut is split, and
+    /// the later parts hold none of the lead-in (module code before `def JSONObject(…)` must
+    /// not name the function, nor the function's body the small struct before it).
+    fn relabel(&mut self, first: usize, members: &[Piece]) {
+        for i in first..self.em.out.len() {
+            let (start, end) = (self.em.out[i].0.start, self.em.out[i].0.end);
+            let overlapped: Vec<Piece> = members
+                .iter()
+                .copied()
+                .filter(|&p| {
+                    let (ps, pe) = self.span(p);
+                    ps < end && start < pe
+                })
+                .collect();
+            let meta = self.meta(&overlapped);
+            let out = &mut self.em.out[i].1;
+            out.kind = meta.kind;
+            out.symbol = meta.symbol;
+        }
     }
 
     /// Whether a unit has inner units to open it at.
