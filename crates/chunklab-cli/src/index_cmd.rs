@@ -7,20 +7,13 @@
 //! the next run picks up the rest.
 
 use crate::args::ChunkingArgs;
-use anyhow::{bail, Context, Result};
-use chunklab_embed::Role;
-use chunklab_index::{IndexWriter, NewDocument, StoreWriter};
-use chunklab_pipeline::{Input, Pipeline, Skip};
-use globset::{Glob, GlobMatcher};
-use rayon::prelude::*;
-use std::collections::{BTreeMap, HashSet};
+use anyhow::{bail, Result};
+use chunklab_pipeline::indexing::{IndexBuilder, IndexConfig, Progress};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
-
-/// The embedding model when `--model` is not given.
-pub const DEFAULT_MODEL: &str = "minilm";
 
 #[derive(clap::Args, Debug)]
 pub struct IndexArgs {
@@ -63,53 +56,6 @@ pub struct IndexArgs {
     quiet: bool,
 }
 
-/// A glob over document ids / sources with what it assigns.
-struct Rule<T> {
-    glob: GlobMatcher,
-    value: T,
-}
-
-fn rules<T>(
-    specs: &[String],
-    flag: &str,
-    parse: impl Fn(&str) -> Option<T>,
-) -> Result<Vec<Rule<T>>> {
-    specs
-        .iter()
-        .map(|s| {
-            let (glob, value) = s
-                .rsplit_once('=')
-                .filter(|(g, v)| !g.is_empty() && !v.is_empty())
-                .with_context(|| format!("{flag} `{s}` is not GLOB=VALUE"))?;
-            let value =
-                parse(value).with_context(|| format!("{flag} `{s}`: bad value `{value}`"))?;
-            let glob = Glob::new(glob)
-                .with_context(|| format!("{flag} `{s}`: invalid glob"))?
-                .compile_matcher();
-            Ok(Rule { glob, value })
-        })
-        .collect()
-}
-
-/// A document to (re)index, after hashing and before chunking.
-struct Todo {
-    input: Input,
-    hash: String,
-    acl: Vec<String>,
-    fields: BTreeMap<String, String>,
-    update: bool,
-}
-
-/// A chunked document, ready to embed.
-struct Chunked {
-    doc: NewDocument,
-    /// Texts to embed, one per chunk; empty when the vectors came from late chunking.
-    embed_texts: Vec<String>,
-    /// `--strategy late`: the chunks already carry their vectors.
-    late: bool,
-    warnings: Vec<String>,
-}
-
 pub fn run(a: IndexArgs) -> Result<ExitCode> {
     let location = match (&a.index, &a.store) {
         (Some(dir), _) => dir.display().to_string(),
@@ -137,277 +83,127 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     let started = Instant::now();
-    let acl_rules = rules(&a.acl, "--acl", |v| Some(v.to_string()))?;
-    let meta_rules = rules(&a.meta, "--meta", |v| {
-        v.split_once(':')
-            .filter(|(f, v)| !f.is_empty() && !v.is_empty())
-            .map(|(f, v)| (f.to_string(), v.to_string()))
-    })?;
-    for r in &meta_rules {
-        if chunklab_index::filter::BUILTIN_FIELDS.contains(&r.value.0.as_str()) {
-            bail!(
-                "--meta field `{}` is a built-in filter field; choose another name",
-                r.value.0
-            );
-        }
-    }
-    let pipeline = a.chunking.pipeline()?;
-    let (model_spec, model) = pipeline.index_model(DEFAULT_MODEL)?;
-    let settings = pipeline.index_settings(&model_spec, model.as_ref());
+    let pipeline = Arc::new(a.chunking.pipeline()?);
     let inputs = pipeline.collect(&a.paths)?;
-    if inputs.iter().any(|i| matches!(i, Input::Stdin)) {
-        bail!("chunklab index reads files and directories, not stdin (`-`)");
-    }
-    let mut writer: Box<dyn StoreWriter> = if postgres {
-        chunklab_postgres::open_writer(&location, settings, a.rebuild)?
-    } else {
-        let w = IndexWriter::open(std::path::Path::new(&location), settings, a.rebuild)?;
-        let repaired = w.repaired();
-        if repaired.any() {
-            eprintln!(
-                "warning: {location}: the index was damaged and is repaired: {}{}{} documents dropped to be indexed again",
-                if repaired.bm25_rebuilt { "BM25 rebuilt from the store; " } else { "" },
-                if repaired.vectors_rebuilt { "vectors rebuilt from the store; " } else { "" },
-                repaired.dropped_documents.len(),
-            );
-        }
-        Box::new(w)
+    let cfg = IndexConfig {
+        rebuild: a.rebuild,
+        commit_every: a.commit_every,
+        acl: a.acl.clone(),
+        meta: a.meta.clone(),
     };
+    let mut builder = IndexBuilder::create(&location, pipeline, &cfg).map_err(flag_names)?;
+    for note in builder.notes() {
+        eprintln!("warning: {note}");
+    }
     // Where the store is, without a password, for messages.
-    let shown = writer.location();
-
-    // Decide what to do with every input: hash it and compare with the index.
-    let hashed: Vec<(Input, Result<String, String>)> = inputs
-        .par_iter()
-        .map(|inp| {
-            let hash = std::fs::read(inp.path())
-                .map(|bytes| blake3::hash(&bytes).to_hex().to_string())
-                .map_err(|e| format!("{}: {e}", inp.source()));
-            (inp.clone(), hash)
-        })
-        .collect();
-    let mut todo = Vec::new();
-    let mut seen = HashSet::new();
-    let (mut unchanged, mut failed, mut skipped) = (0usize, 0usize, 0usize);
-    for (inp, h) in hashed {
-        let doc_id = inp.doc_id().to_string();
-        if !seen.insert(doc_id.clone()) {
-            eprintln!(
-                "warning: {}: document id `{doc_id}` given twice; indexed once",
-                inp.source()
-            );
-            continue;
-        }
-        // An unreadable file keeps what the index has of it.
-        let file_hash = match h {
-            Ok(x) => x,
-            Err(e) => {
-                eprintln!("error: {e}");
-                failed += 1;
-                continue;
-            }
-        };
-        let matches = |g: &GlobMatcher| g.is_match(&doc_id) || g.is_match(inp.path());
-        let acl: Vec<String> = acl_rules
-            .iter()
-            .filter(|r| matches(&r.glob))
-            .map(|r| r.value.clone())
-            .collect();
-        let fields: BTreeMap<String, String> = meta_rules
-            .iter()
-            .filter(|r| matches(&r.glob))
-            .map(|r| r.value.clone())
-            .collect();
-        let hash = format!("{file_hash} acl={acl:?} meta={fields:?}");
-        match writer.document_hash(&doc_id) {
-            Some(h) if h == hash => unchanged += 1,
-            existing => todo.push(Todo {
-                update: existing.is_some(),
-                input: inp,
-                hash,
-                acl,
-                fields,
-            }),
-        }
-    }
-    let mut removed = 0usize;
-    for doc_id in writer.doc_ids() {
-        if !seen.contains(&doc_id) {
-            writer.remove_document(&doc_id)?;
-            removed += 1;
-        }
-    }
+    let shown = builder.location();
+    let model_spec = builder.model().0.to_string();
+    let window = builder.model().1.token_capacity();
 
     // Progress counts the slow unit: bytes of documents chunked and embedded (the bar and its
     // ETA), with chunks embedded and their rate in the message; without a terminal, one line per
     // committed batch (at most every 2 s).
     let show = !a.quiet && std::io::stderr().is_terminal();
-    let todo_bytes: u64 = todo
-        .iter()
-        .map(|t| std::fs::metadata(t.input.path()).map_or(0, |m| m.len()))
-        .sum();
-    let progress = show.then(|| {
-        let pb = indicatif::ProgressBar::new(todo_bytes.max(1));
-        pb.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:30} {percent}% {msg} [{elapsed_precise}, eta {eta}]",
-            )
-            .expect("valid template"),
-        );
-        pb
-    });
-    let embed_started = Instant::now();
-    let (mut docs_done, mut bytes_done) = (0usize, 0u64);
+    let mut bar: Option<indicatif::ProgressBar> = None;
     let mut last_line = Instant::now();
-    let warn = |msg: String| match &progress {
-        Some(pb) => pb.println(msg),
-        None => eprintln!("{msg}"),
+    let mut on_progress = |p: Progress| match p {
+        Progress::Message(msg) => match &bar {
+            Some(pb) => pb.println(msg),
+            None => eprintln!("{msg}"),
+        },
+        Progress::Planned { bytes, .. } => {
+            bar = show.then(|| {
+                let pb = indicatif::ProgressBar::new(bytes.max(1));
+                pb.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{bar:30} {percent}% {msg} [{elapsed_precise}, eta {eta}]",
+                    )
+                    .expect("valid template"),
+                );
+                pb
+            });
+        }
+        Progress::Embedding {
+            docs_done,
+            docs,
+            chunks,
+        } => {
+            if let Some(pb) = &bar {
+                pb.set_message(format!(
+                    "{docs_done}/{docs} docs, embedding {chunks} more chunks"
+                ));
+            }
+        }
+        Progress::Committed {
+            docs_done,
+            docs,
+            bytes_done,
+            bytes,
+            chunks,
+            seconds,
+        } => {
+            let secs = seconds.max(1e-9);
+            let rate = chunks as f64 / secs;
+            let line =
+                format!("{docs_done}/{docs} docs, {chunks} chunks embedded ({rate:.1} chunks/s)");
+            match &bar {
+                Some(pb) => {
+                    pb.set_position(bytes_done);
+                    pb.set_message(line);
+                }
+                None if !a.quiet
+                    && (last_line.elapsed().as_secs_f64() >= 2.0 || docs_done == docs) =>
+                {
+                    let eta = if bytes_done > 0 {
+                        secs * (bytes.saturating_sub(bytes_done)) as f64 / bytes_done as f64
+                    } else {
+                        0.0
+                    };
+                    eprintln!("progress: {line}, eta {eta:.0} s");
+                    last_line = Instant::now();
+                }
+                None => {}
+            }
+        }
     };
-    let (mut added, mut updated, mut chunks_total) = (0usize, 0usize, 0usize);
-    let (mut truncated, mut embedded) = (0usize, 0usize);
-    let window = model.token_capacity();
-    let batch = a.commit_every.max(1);
-    for group in todo.chunks(batch) {
-        let chunked: Vec<Result<Chunked, Skip>> =
-            group.par_iter().map(|t| chunk_one(t, &pipeline)).collect();
-        let mut ready = Vec::new();
-        for (t, c) in group.iter().zip(chunked) {
-            match c {
-                Ok(c) => {
-                    for w in &c.warnings {
-                        warn(format!("warning: {}: {w}", t.input.source()));
-                    }
-                    ready.push((t, c));
-                }
-                Err(Skip::Binary) => {
-                    skipped += 1;
-                    warn(format!(
-                        "warning: {}: binary file skipped",
-                        t.input.source()
-                    ));
-                }
-                Err(Skip::Error(e)) => {
-                    failed += 1;
-                    warn(format!("error: {e:#}"));
-                }
-            }
-        }
-        // One embedding call for the whole batch: the model batches by length across documents.
-        let texts: Vec<&str> = ready
-            .iter()
-            .flat_map(|(_, c)| c.embed_texts.iter().map(String::as_str))
-            .collect();
-        // Chunks longer than the model's window lose their tail when embedded: counted and
-        // reported, never silent.
-        truncated += texts
-            .par_iter()
-            .filter(|t| model.token_spans(t).is_ok_and(|s| s.len() > window))
-            .count();
-        embedded += texts.len();
-        if let Some(pb) = &progress {
-            pb.set_message(format!(
-                "{docs_done}/{} docs, embedding {} more chunks",
-                todo.len(),
-                texts.len()
-            ));
-        }
-        let mut vectors = model
-            .embed(&texts, Role::Passage)
-            .with_context(|| format!("embedding with {model_spec}"))?
-            .into_iter();
-        for (t, mut c) in ready {
-            if !c.late {
-                for chunk in &mut c.doc.chunks {
-                    chunk.vector = vectors.next().expect("one vector per text");
-                }
-            }
-            chunks_total += c.doc.chunks.len();
-            writer.add_document(c.doc)?;
-            if t.update {
-                updated += 1;
-            } else {
-                added += 1;
-            }
-        }
-        writer.commit()?;
-        docs_done += group.len();
-        let group_bytes: u64 = group
-            .iter()
-            .map(|t| std::fs::metadata(t.input.path()).map_or(0, |m| m.len()))
-            .sum();
-        bytes_done += group_bytes;
-        let secs = embed_started.elapsed().as_secs_f64().max(1e-9);
-        let rate = chunks_total as f64 / secs;
-        let line = format!(
-            "{docs_done}/{} docs, {chunks_total} chunks embedded ({rate:.1} chunks/s)",
-            todo.len()
-        );
-        match &progress {
-            Some(pb) => {
-                pb.set_position(bytes_done);
-                pb.set_message(line);
-            }
-            None if !a.quiet
-                && (last_line.elapsed().as_secs_f64() >= 2.0 || docs_done == todo.len()) =>
-            {
-                let eta = if bytes_done > 0 {
-                    secs * (todo_bytes.saturating_sub(bytes_done)) as f64 / bytes_done as f64
-                } else {
-                    0.0
-                };
-                eprintln!("progress: {line}, eta {eta:.0} s");
-                last_line = Instant::now();
-            }
-            None => {}
-        }
-    }
-    if truncated > 0 {
-        eprintln!(
-            "warning: {truncated} of {embedded} chunks are longer than {model_spec}'s {window}-token window and were truncated before embedding (their tails are only in BM25); chunk with --unit tokens --model {model_spec} or a smaller --size"
-        );
-    }
-    let (store_docs, store_chunks) = writer.finish()?;
-    if let Some(pb) = &progress {
+    let s = builder.add_inputs(inputs, true, &mut on_progress)?;
+    if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
+    if let Some(w) = s.truncation_warning(&model_spec, window) {
+        eprintln!("warning: {w}");
+    }
+    let (store_docs, store_chunks) = builder.finish()?;
     if !a.quiet {
         eprintln!(
-            "indexed {}: {added} added, {updated} updated, {removed} removed, {unchanged} unchanged{}{}; {chunks_total} chunks embedded with {model_spec} in {:.2} s; the index holds {} documents, {} chunks",
+            "indexed {}: {} added, {} updated, {} removed, {} unchanged{}{}; {} chunks embedded with {model_spec} in {:.2} s; the index holds {} documents, {} chunks",
             shown,
-            if skipped > 0 { format!(", {skipped} binary skipped") } else { String::new() },
-            if failed > 0 { format!(", {failed} FAILED") } else { String::new() },
+            s.added,
+            s.updated,
+            s.removed,
+            s.unchanged,
+            if s.skipped > 0 { format!(", {} binary skipped", s.skipped) } else { String::new() },
+            if s.failed > 0 { format!(", {} FAILED", s.failed) } else { String::new() },
+            s.chunks,
             started.elapsed().as_secs_f64(),
             store_docs,
             store_chunks,
         );
     }
-    Ok(if failed > 0 {
+    Ok(if s.failed > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
 }
 
-/// Read, parse and chunk one document exactly as `chunklab chunk` does.
-fn chunk_one(t: &Todo, p: &Pipeline) -> Result<Chunked, Skip> {
-    let prepared = p.prepare(&t.input, false)?;
-    let source = t.input.source();
-    let processed = p.process(&t.input, &source, &prepared)?;
-    let warnings = processed.warnings.clone();
-    let late = processed.vectors.is_some();
-    let (doc, embed_texts) = chunklab_pipeline::index_document(
-        t.input.doc_id(),
-        &source,
-        t.hash.clone(),
-        prepared.text(),
-        t.acl.clone(),
-        t.fields.clone(),
-        processed,
-    );
-    Ok(Chunked {
-        doc,
-        embed_texts,
-        late,
-        warnings,
-    })
+/// The library names `acl` and `meta` as parameters; the CLI's user typed `--acl` / `--meta`.
+fn flag_names(e: anyhow::Error) -> anyhow::Error {
+    let msg = format!("{e:#}");
+    for p in ["acl", "meta"] {
+        if let Some(rest) = msg.strip_prefix(&format!("{p} ")) {
+            return anyhow::anyhow!("--{p} {rest}");
+        }
+    }
+    e
 }

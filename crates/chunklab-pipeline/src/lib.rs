@@ -30,6 +30,7 @@
 mod chunkers;
 mod config;
 pub mod context;
+pub mod indexing;
 pub mod input;
 mod late;
 pub mod reading;
@@ -39,6 +40,7 @@ pub use chunkers::{build_chunker, late_options, load_model, sizer, LoadedModel, 
 pub use chunklab_parse::ocr::{OcrMode, OcrOptions};
 pub use config::{ContextConfig, ContextKind, Fallback, LlmConfig, PipelineConfig, ReadingConfig};
 pub use context::{ContextStage, ContextTarget};
+pub use indexing::{AddSummary, IndexBuilder, IndexConfig, Progress};
 pub use input::{Filters, Input, Skip};
 pub use late::{Late, LateStats};
 pub use reading::{parse, parse_with_ocr, prepare, Prepared, Reading};

@@ -1,0 +1,648 @@
+//! Building an index: inputs → the pipeline's chunks → vectors from the embedding model → a
+//! store (an index directory or a PostgreSQL URL), committed in batches. `chunklab index` and
+//! the Python package's `Index.create(...).add_files(...)` both call [`IndexBuilder`].
+//!
+//! Indexing files is incremental: each file's BLAKE3 content hash (with its access groups and
+//! metadata fields) is compared with the store, unchanged files are skipped, changed ones
+//! re-chunked and re-embedded, and (with `remove_missing`) documents whose file is gone are
+//! removed. Documents are committed every [`IndexConfig::commit_every`] documents, so an
+//! interrupted run keeps every batch it finished.
+//!
+//! ```no_run
+//! use chunklab_pipeline::indexing::{IndexBuilder, IndexConfig};
+//! use chunklab_pipeline::{Pipeline, PipelineConfig};
+//! use std::sync::Arc;
+//!
+//! let pipeline = Arc::new(Pipeline::new(PipelineConfig::default()).unwrap());
+//! let mut b = IndexBuilder::create("idx", pipeline, &IndexConfig::default()).unwrap();
+//! let summary = b.add_files(&["docs/".to_string()], false, &mut |_| {}).unwrap();
+//! b.add_text("note-1", "De raad besluit.", None, &[], &Default::default()).unwrap();
+//! let (docs, chunks) = b.finish().unwrap();
+//! println!("{summary:?}: {docs} documents, {chunks} chunks");
+//! ```
+
+use crate::{index_document, Input, Pipeline, Prepared, Skip};
+use anyhow::{anyhow, bail, Context as _, Result};
+use chunklab_embed::{Embedder, Role};
+use chunklab_index::{IndexWriter, NewDocument, Settings, StoreWriter};
+use globset::{Glob, GlobMatcher};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The embedding model when the pipeline names none.
+pub const DEFAULT_MODEL: &str = "minilm";
+
+/// How an index is written, besides the pipeline (chunking, reading, model).
+#[derive(Debug, Clone)]
+pub struct IndexConfig {
+    /// Empty the store first (needed after changing the chunking options or the model).
+    pub rebuild: bool,
+    /// Documents per commit of [`IndexBuilder::add_files`]: a crash keeps every finished commit.
+    pub commit_every: usize,
+    /// Access groups: `GLOB=GROUP` (a document whose id or path matches GLOB gets GROUP).
+    pub acl: Vec<String>,
+    /// Custom metadata fields: `GLOB=FIELD:VALUE`.
+    pub meta: Vec<String>,
+}
+
+impl Default for IndexConfig {
+    fn default() -> IndexConfig {
+        IndexConfig {
+            rebuild: false,
+            commit_every: 32,
+            acl: Vec::new(),
+            meta: Vec::new(),
+        }
+    }
+}
+
+/// What [`IndexBuilder::add_files`] reports while it works.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    /// The inputs are hashed and compared with the store: `docs` documents of `bytes` bytes
+    /// are to be chunked and embedded.
+    Planned {
+        /// Documents to (re)index.
+        docs: usize,
+        /// Their bytes on disk.
+        bytes: u64,
+    },
+    /// A batch of chunks is being embedded.
+    Embedding {
+        /// Documents finished before this batch.
+        docs_done: usize,
+        /// Documents to (re)index in all.
+        docs: usize,
+        /// Chunks in this batch.
+        chunks: usize,
+    },
+    /// A batch was committed.
+    Committed {
+        /// Documents finished.
+        docs_done: usize,
+        /// Documents to (re)index in all.
+        docs: usize,
+        /// Bytes finished.
+        bytes_done: u64,
+        /// Bytes to (re)index in all.
+        bytes: u64,
+        /// Chunks embedded so far.
+        chunks: usize,
+        /// Seconds since chunking and embedding started.
+        seconds: f64,
+    },
+    /// A line for the user: `warning: FILE: ...` or `error: FILE: ...` (the document is left
+    /// out; what the store had of it is kept).
+    Message(String),
+}
+
+/// What one [`IndexBuilder::add_files`] call did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AddSummary {
+    /// New documents.
+    pub added: usize,
+    /// Documents indexed before whose content, groups or fields changed.
+    pub updated: usize,
+    /// Documents removed because their file is gone (`remove_missing`).
+    pub removed: usize,
+    /// Documents whose hash equals the store's: not read again.
+    pub unchanged: usize,
+    /// Binary files skipped.
+    pub skipped: usize,
+    /// Documents that could not be read, parsed or chunked; see [`AddSummary::errors`].
+    pub failed: usize,
+    /// Chunks written.
+    pub chunks: usize,
+    /// Chunk texts embedded (late chunking brings its own vectors).
+    pub embedded: usize,
+    /// Embedded chunks longer than the model's window (their tails are only in BM25).
+    pub truncated: usize,
+    /// The failed documents' errors, `FILE: problem`.
+    pub errors: Vec<String>,
+}
+
+/// A glob over document ids / paths with what it assigns.
+struct Rule<T> {
+    glob: GlobMatcher,
+    value: T,
+}
+
+fn rules<T>(
+    specs: &[String],
+    param: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Vec<Rule<T>>> {
+    specs
+        .iter()
+        .map(|s| {
+            let (glob, value) = s
+                .rsplit_once('=')
+                .filter(|(g, v)| !g.is_empty() && !v.is_empty())
+                .with_context(|| format!("{param} `{s}` is not GLOB=VALUE"))?;
+            let value =
+                parse(value).with_context(|| format!("{param} `{s}`: bad value `{value}`"))?;
+            let glob = Glob::new(glob)
+                .with_context(|| format!("{param} `{s}`: invalid glob"))?
+                .compile_matcher();
+            Ok(Rule { glob, value })
+        })
+        .collect()
+}
+
+/// A metadata field name a document may carry (not a built-in filter field, not empty).
+fn check_field(name: &str, param: &str) -> Result<()> {
+    if name.is_empty() {
+        bail!("{param}: a metadata field needs a name");
+    }
+    if chunklab_index::filter::BUILTIN_FIELDS.contains(&name) {
+        bail!("{param} field `{name}` is a built-in filter field; choose another name");
+    }
+    Ok(())
+}
+
+/// An input with its content hash and size, or why it could not be read.
+type Hashed = (Input, Result<(String, u64), String>);
+
+/// A document to (re)index, after hashing and before chunking.
+struct Todo {
+    input: Input,
+    hash: String,
+    acl: Vec<String>,
+    fields: BTreeMap<String, String>,
+    update: bool,
+    bytes: u64,
+}
+
+/// A chunked document, ready to embed.
+struct Chunked {
+    doc: NewDocument,
+    /// Texts to embed, one per chunk; empty when the vectors came from late chunking.
+    embed_texts: Vec<String>,
+    /// Late chunking: the chunks already carry their vectors.
+    late: bool,
+    warnings: Vec<String>,
+}
+
+/// Writes documents into one store with one pipeline and one embedding model. Holds the
+/// store's writer lock until [`IndexBuilder::finish`] or drop; readers are not blocked.
+pub struct IndexBuilder {
+    pipeline: Arc<Pipeline>,
+    model_spec: String,
+    model: Arc<dyn Embedder>,
+    writer: Box<dyn StoreWriter + Send>,
+    acl: Vec<Rule<String>>,
+    meta: Vec<Rule<(String, String)>>,
+    commit_every: usize,
+    notes: Vec<String>,
+}
+
+impl IndexBuilder {
+    /// Open (creating when missing) the store at `location` — an index directory, or a
+    /// `postgres://` URL — for the documents `pipeline` chunks, embedded with the pipeline's
+    /// model or [`DEFAULT_MODEL`]. Refuses a store built with other settings unless
+    /// `cfg.rebuild`; a damaged index directory is repaired ([`IndexBuilder::notes`] says how).
+    pub fn create(location: &str, pipeline: Arc<Pipeline>, cfg: &IndexConfig) -> Result<Self> {
+        if location.is_empty() {
+            bail!("index location: give an index directory or a postgres:// URL");
+        }
+        let acl = rules(&cfg.acl, "acl", |v| Some(v.to_string()))?;
+        let meta = rules(&cfg.meta, "meta", |v| {
+            v.split_once(':')
+                .filter(|(f, v)| !f.is_empty() && !v.is_empty())
+                .map(|(f, v)| (f.to_string(), v.to_string()))
+        })?;
+        for r in &meta {
+            check_field(&r.value.0, "meta")?;
+        }
+        let (model_spec, model) = pipeline.index_model(DEFAULT_MODEL)?;
+        let settings = pipeline.index_settings(&model_spec, model.as_ref());
+        let mut notes = Vec::new();
+        let writer: Box<dyn StoreWriter + Send> = if chunklab_postgres::is_postgres_url(location) {
+            Box::new(chunklab_postgres::PgWriter::open(
+                location,
+                settings,
+                cfg.rebuild,
+            )?)
+        } else {
+            let w = IndexWriter::open(Path::new(location), settings, cfg.rebuild)?;
+            let repaired = w.repaired();
+            if repaired.any() {
+                notes.push(format!(
+                    "{location}: the index was damaged and is repaired: {}{}{} documents dropped to be indexed again",
+                    if repaired.bm25_rebuilt { "BM25 rebuilt from the store; " } else { "" },
+                    if repaired.vectors_rebuilt { "vectors rebuilt from the store; " } else { "" },
+                    repaired.dropped_documents.len(),
+                ));
+            }
+            Box::new(w)
+        };
+        Ok(IndexBuilder {
+            pipeline,
+            model_spec,
+            model,
+            writer,
+            acl,
+            meta,
+            commit_every: cfg.commit_every.max(1),
+            notes,
+        })
+    }
+
+    /// Where the store is, without a password (for messages).
+    pub fn location(&self) -> String {
+        self.writer.location()
+    }
+
+    /// The settings the store was built with.
+    pub fn settings(&self) -> &Settings {
+        self.writer.settings()
+    }
+
+    /// The embedding model's name and the model.
+    pub fn model(&self) -> (&str, &Arc<dyn Embedder>) {
+        (&self.model_spec, &self.model)
+    }
+
+    /// The pipeline documents are chunked with.
+    pub fn pipeline(&self) -> &Arc<Pipeline> {
+        &self.pipeline
+    }
+
+    /// What opening the store repaired, one line each (empty when nothing was damaged).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Chunk the next documents with `pipeline`; refused (naming the differences) when the
+    /// settings it gives differ from the store's: one index holds one chunking configuration.
+    pub fn set_pipeline(&mut self, pipeline: Arc<Pipeline>) -> Result<()> {
+        let settings = pipeline.index_settings(&self.model_spec, self.model.as_ref());
+        if let Some(why) = self.writer.settings().mismatch(&settings) {
+            bail!(
+                "{}: the index holds chunks of other settings ({why}); one index takes one configuration (rebuild it, or use another index)",
+                self.writer.location()
+            );
+        }
+        self.pipeline = pipeline;
+        Ok(())
+    }
+
+    /// Index files and directories (walked as `chunklab chunk` walks them) incrementally: new
+    /// and changed documents are chunked and embedded, unchanged ones skipped, and with
+    /// `remove_missing` documents not found under `paths` are removed. Commits every
+    /// [`IndexConfig::commit_every`] documents. A document that cannot be read, parsed or
+    /// chunked is reported through `progress` and in [`AddSummary::errors`]; the others are
+    /// indexed. Errors of the store or the model stop the call.
+    pub fn add_files(
+        &mut self,
+        paths: &[String],
+        remove_missing: bool,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<AddSummary> {
+        let inputs = self.pipeline.collect(paths)?;
+        self.add_inputs(inputs, remove_missing, progress)
+    }
+
+    /// [`IndexBuilder::add_files`] over inputs already collected (with
+    /// [`Pipeline::collect`]).
+    pub fn add_inputs(
+        &mut self,
+        inputs: Vec<Input>,
+        remove_missing: bool,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<AddSummary> {
+        if inputs.iter().any(|i| matches!(i, Input::Stdin)) {
+            bail!("indexing reads files and directories, not stdin (`-`)");
+        }
+        let mut s = AddSummary::default();
+        let todo = self.plan(inputs, remove_missing, &mut s, progress)?;
+        let todo_bytes: u64 = todo.iter().map(|t| t.bytes).sum();
+        progress(Progress::Planned {
+            docs: todo.len(),
+            bytes: todo_bytes,
+        });
+        let started = Instant::now();
+        let (mut docs_done, mut bytes_done) = (0usize, 0u64);
+        for group in todo.chunks(self.commit_every) {
+            let pipeline = &self.pipeline;
+            let chunked: Vec<Result<Chunked, Skip>> =
+                group.par_iter().map(|t| chunk_file(t, pipeline)).collect();
+            let mut ready = Vec::new();
+            for (t, c) in group.iter().zip(chunked) {
+                match c {
+                    Ok(c) => {
+                        for w in &c.warnings {
+                            progress(Progress::Message(format!(
+                                "warning: {}: {w}",
+                                t.input.source()
+                            )));
+                        }
+                        ready.push((t.update, c));
+                    }
+                    Err(Skip::Binary) => {
+                        s.skipped += 1;
+                        progress(Progress::Message(format!(
+                            "warning: {}: binary file skipped",
+                            t.input.source()
+                        )));
+                    }
+                    Err(Skip::Error(e)) => {
+                        s.failed += 1;
+                        s.errors.push(format!("{e:#}"));
+                        progress(Progress::Message(format!("error: {e:#}")));
+                    }
+                }
+            }
+            let chunks: usize = ready.iter().map(|(_, c)| c.embed_texts.len()).sum();
+            progress(Progress::Embedding {
+                docs_done,
+                docs: todo.len(),
+                chunks,
+            });
+            for (update, doc) in self.embed(ready, &mut s)? {
+                s.chunks += doc.chunks.len();
+                self.writer.add_document(doc)?;
+                if update {
+                    s.updated += 1;
+                } else {
+                    s.added += 1;
+                }
+            }
+            self.writer.commit()?;
+            docs_done += group.len();
+            bytes_done += group.iter().map(|t| t.bytes).sum::<u64>();
+            progress(Progress::Committed {
+                docs_done,
+                docs: todo.len(),
+                bytes_done,
+                bytes: todo_bytes,
+                chunks: s.chunks,
+                seconds: started.elapsed().as_secs_f64(),
+            });
+        }
+        Ok(s)
+    }
+
+    /// Hash every input and compare it with the store: what is to be (re)indexed. Counts
+    /// unchanged, unreadable and (with `remove_missing`) removed documents into `s`.
+    fn plan(
+        &mut self,
+        inputs: Vec<Input>,
+        remove_missing: bool,
+        s: &mut AddSummary,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Vec<Todo>> {
+        let hashed: Vec<Hashed> = inputs
+            .into_par_iter()
+            .map(|inp| {
+                let hash = std::fs::read(inp.path())
+                    .map(|bytes| {
+                        (
+                            blake3::hash(&bytes).to_hex().to_string(),
+                            bytes.len() as u64,
+                        )
+                    })
+                    .map_err(|e| format!("{}: {e}", inp.source()));
+                (inp, hash)
+            })
+            .collect();
+        let mut todo = Vec::new();
+        let mut seen = HashSet::new();
+        for (inp, h) in hashed {
+            let doc_id = inp.doc_id().to_string();
+            if !seen.insert(doc_id.clone()) {
+                progress(Progress::Message(format!(
+                    "warning: {}: document id `{doc_id}` given twice; indexed once",
+                    inp.source()
+                )));
+                continue;
+            }
+            // An unreadable file keeps what the store has of it.
+            let (file_hash, bytes) = match h {
+                Ok(x) => x,
+                Err(e) => {
+                    s.failed += 1;
+                    progress(Progress::Message(format!("error: {e}")));
+                    s.errors.push(e);
+                    continue;
+                }
+            };
+            let (acl, fields) = self.assigned(&doc_id, inp.path());
+            let hash = format!("{file_hash} acl={acl:?} meta={fields:?}");
+            match self.writer.document_hash(&doc_id) {
+                Some(h) if h == hash => s.unchanged += 1,
+                existing => todo.push(Todo {
+                    update: existing.is_some(),
+                    input: inp,
+                    hash,
+                    acl,
+                    fields,
+                    bytes,
+                }),
+            }
+        }
+        if remove_missing {
+            for doc_id in self.writer.doc_ids() {
+                if !seen.contains(&doc_id) {
+                    self.writer.remove_document(&doc_id)?;
+                    s.removed += 1;
+                }
+            }
+        }
+        Ok(todo)
+    }
+
+    /// The access groups and metadata fields the `acl` / `meta` rules give a document.
+    fn assigned(&self, doc_id: &str, path: &Path) -> (Vec<String>, BTreeMap<String, String>) {
+        let matches = |g: &GlobMatcher| g.is_match(doc_id) || g.is_match(path);
+        let acl = self
+            .acl
+            .iter()
+            .filter(|r| matches(&r.glob))
+            .map(|r| r.value.clone())
+            .collect();
+        let fields = self
+            .meta
+            .iter()
+            .filter(|r| matches(&r.glob))
+            .map(|r| r.value.clone())
+            .collect();
+        (acl, fields)
+    }
+
+    /// Embed the chunks of `docs` in one call (the model batches by length across documents)
+    /// and give every chunk its vector; counts embedded and truncated chunks into `s`.
+    fn embed<T>(
+        &self,
+        docs: Vec<(T, Chunked)>,
+        s: &mut AddSummary,
+    ) -> Result<Vec<(T, NewDocument)>> {
+        let texts: Vec<&str> = docs
+            .iter()
+            .flat_map(|(_, c)| c.embed_texts.iter().map(String::as_str))
+            .collect();
+        // Chunks longer than the model's window lose their tail when embedded: counted and
+        // reported, never silent.
+        let model = &self.model;
+        let window = model.token_capacity();
+        s.truncated += texts
+            .par_iter()
+            .filter(|t| model.token_spans(t).is_ok_and(|sp| sp.len() > window))
+            .count();
+        s.embedded += texts.len();
+        let vectors = if texts.is_empty() {
+            Vec::new()
+        } else {
+            self.model
+                .embed(&texts, Role::Passage)
+                .with_context(|| format!("embedding with {}", self.model_spec))?
+        };
+        if vectors.len() != texts.len() {
+            bail!(
+                "embedding with {}: {} vectors for {} texts",
+                self.model_spec,
+                vectors.len(),
+                texts.len()
+            );
+        }
+        let mut vectors = vectors.into_iter();
+        Ok(docs
+            .into_iter()
+            .map(|(t, mut c)| {
+                if !c.late {
+                    for (chunk, v) in c.doc.chunks.iter_mut().zip(vectors.by_ref()) {
+                        chunk.vector = v;
+                    }
+                }
+                (t, c.doc)
+            })
+            .collect())
+    }
+
+    /// Chunk, embed and add one document given as text (parsed as the file `source` would
+    /// be: its extension picks the parser; without one, as `doc_id`), with access groups
+    /// `acl` and metadata `fields` besides what the `acl`/`meta` rules give it. Replaces a
+    /// document with this id. Durable after [`IndexBuilder::commit`]. Returns the chunks
+    /// written; a text already indexed unchanged (same hash) is left alone and returns 0.
+    pub fn add_text(
+        &mut self,
+        doc_id: &str,
+        text: &str,
+        source: Option<&str>,
+        acl: &[String],
+        fields: &BTreeMap<String, String>,
+    ) -> Result<usize> {
+        if doc_id.is_empty() {
+            bail!("doc_id: a document needs a non-empty id");
+        }
+        for name in fields.keys() {
+            check_field(name, "metadata")?;
+        }
+        let input = Input::File {
+            path: source.unwrap_or(doc_id).into(),
+            doc_id: doc_id.to_string(),
+        };
+        let (mut all_acl, mut all_fields) = self.assigned(doc_id, input.path());
+        all_acl.extend(acl.iter().cloned());
+        all_acl.sort();
+        all_acl.dedup();
+        all_fields.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let hash = format!(
+            "{} acl={all_acl:?} meta={all_fields:?}",
+            blake3::hash(text.as_bytes()).to_hex()
+        );
+        if self.writer.document_hash(doc_id).as_deref() == Some(hash.as_str()) {
+            return Ok(0);
+        }
+        let r = &self.pipeline.reading;
+        let mut parsed = crate::reading::parse_with_ocr(
+            input.path(),
+            text.as_bytes(),
+            r.parser.as_deref(),
+            &r.limits,
+            &r.ocr,
+        )
+        .map_err(|e| anyhow!("{}: {e}", input.source()))?;
+        let warnings = std::mem::take(&mut parsed.warnings);
+        let todo = Todo {
+            input,
+            hash,
+            acl: all_acl,
+            fields: all_fields,
+            update: false,
+            bytes: text.len() as u64,
+        };
+        let chunked = chunk_prepared(&todo, &self.pipeline, Prepared::Parsed(parsed, warnings))
+            .map_err(|e| match e {
+                Skip::Binary => anyhow!("{}: binary content", todo.input.source()),
+                Skip::Error(e) => e,
+            })?;
+        let mut s = AddSummary::default();
+        let (_, doc) = self
+            .embed(vec![((), chunked)], &mut s)?
+            .pop()
+            .expect("one document in, one out");
+        let n = doc.chunks.len();
+        self.writer.add_document(doc)?;
+        Ok(n)
+    }
+
+    /// Remove a document; `false` when it was not there. Durable after
+    /// [`IndexBuilder::commit`].
+    pub fn remove(&mut self, doc_id: &str) -> Result<bool> {
+        Ok(self.writer.remove_document(doc_id)?)
+    }
+
+    /// Make everything added or removed so far durable: whole documents or nothing.
+    pub fn commit(&mut self) -> Result<()> {
+        Ok(self.writer.commit()?)
+    }
+
+    /// Commit what is pending and close the store (releasing the writer lock); returns
+    /// (documents, chunks) in the store.
+    pub fn finish(self) -> Result<(usize, usize)> {
+        Ok(self.writer.finish()?)
+    }
+}
+
+impl AddSummary {
+    /// The warning to show when chunks were longer than the model's window, or `None`.
+    pub fn truncation_warning(&self, model_spec: &str, window: usize) -> Option<String> {
+        (self.truncated > 0).then(|| format!(
+            "{} of {} chunks are longer than {model_spec}'s {window}-token window and were truncated before embedding (their tails are only in BM25); chunk with --unit tokens --model {model_spec} or a smaller --size",
+            self.truncated, self.embedded
+        ))
+    }
+}
+
+/// Read, parse and chunk one file exactly as `chunklab chunk` does.
+fn chunk_file(t: &Todo, p: &Pipeline) -> Result<Chunked, Skip> {
+    let prepared = p.prepare(&t.input, false)?;
+    chunk_prepared(t, p, prepared)
+}
+
+/// Chunk a prepared document into the document the store writes.
+fn chunk_prepared(t: &Todo, p: &Pipeline, prepared: Prepared) -> Result<Chunked, Skip> {
+    let source = t.input.source();
+    let processed = p.process(&t.input, &source, &prepared)?;
+    let warnings = processed.warnings.clone();
+    let late = processed.vectors.is_some();
+    let (doc, embed_texts) = index_document(
+        t.input.doc_id(),
+        &source,
+        t.hash.clone(),
+        prepared.text(),
+        t.acl.clone(),
+        t.fields.clone(),
+        processed,
+    );
+    Ok(Chunked {
+        doc,
+        embed_texts,
+        late,
+        warnings,
+    })
+}
