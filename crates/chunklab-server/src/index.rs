@@ -158,6 +158,9 @@ pub async fn search_post(
     headers: HeaderMap,
     req: Request,
 ) -> Result<Json<Value>, ApiError> {
+    // Index and token first: no body of an unauthenticated caller is read.
+    state.index()?;
+    caller(&state, &headers)?;
     let body = request::read_body(&state, req).await?;
     search(state, headers, body.fields).await
 }

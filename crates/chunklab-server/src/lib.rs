@@ -9,7 +9,8 @@
 //!
 //! Endpoints: `GET /health`, `/ready`, `/metrics`; `POST /v1/chunk`, `/v1/parse`,
 //! `/v1/embed`; `GET|POST /v1/search`, `GET /v1/chunks/{id}`, `POST /v1/documents`,
-//! `DELETE /v1/documents/{id}`, `GET /v1/documents/{id}`; and the page at `/`.
+//! `DELETE /v1/documents/{id}`, `GET /v1/documents/{id}`; `POST /v1/bench` with
+//! `GET /v1/jobs/{id}` and its server-sent `events`; `GET /openapi.json`; and the page at `/`.
 //! Every error is `{"error": {"code", "message"}}` with its status.
 #![warn(missing_docs)]
 
@@ -17,7 +18,9 @@ pub mod auth;
 pub mod chunk;
 pub mod error;
 pub mod index;
+pub mod jobs;
 pub mod metrics;
+pub mod openapi;
 mod request;
 pub mod state;
 pub mod web;
@@ -48,6 +51,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/health", get(health))
         .route("/ready", get(ready))
         .route("/metrics", get(metrics))
+        .route("/openapi.json", get(openapi_json))
         .route("/v1/chunk", post(chunk::chunk).layer(upload))
         .route("/v1/parse", post(chunk::parse).layer(upload))
         .route("/v1/embed", post(index::embed).layer(json))
@@ -61,6 +65,9 @@ pub fn router(state: Arc<AppState>) -> Router {
             "/v1/documents/{id}",
             delete(index::delete_document).get(index::get_document),
         )
+        .route("/v1/bench", post(jobs::start_bench).layer(json))
+        .route("/v1/jobs/{id}", get(jobs::get_job))
+        .route("/v1/jobs/{id}/events", get(jobs::job_events))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard))
@@ -196,4 +203,9 @@ async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
         )],
         text,
     )
+}
+
+/// The OpenAPI description, generated from the route table and the request types.
+async fn openapi_json() -> impl IntoResponse {
+    axum::Json(openapi::spec())
 }

@@ -74,6 +74,8 @@ pub struct AppState {
     pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
     /// The index, when serving one.
     pub index: Option<crate::index::IndexState>,
+    /// Bench jobs (one running at a time).
+    pub jobs: crate::jobs::Jobs,
 }
 
 impl AppState {
@@ -97,6 +99,7 @@ impl AppState {
             in_flight: AtomicUsize::new(0),
             pipelines: Mutex::new(HashMap::new()),
             index,
+            jobs: crate::jobs::Jobs::default(),
         })
     }
 
