@@ -119,20 +119,21 @@ impl Collection {
         })
     }
 
-    /// The chunk numbers of the best `k` chunks for a query, best first.
+    /// The chunk numbers of the best `k` chunks for a query, best first; in `+rerank` modes
+    /// `rerank` scores the best `rerank_top` (at least `k`) candidates.
     pub fn search(
         &self,
         text: &str,
         vector: Option<&[f32]>,
         mode: Mode,
         k: usize,
-        rerank: Option<&dyn Rerank>,
+        rerank: Option<(&dyn Rerank, usize)>,
     ) -> Result<Vec<u32>> {
         let mut q = Query::new(text, mode.retriever(), k);
         q.vector = vector;
-        if mode.rerank() {
-            q.rerank = rerank;
-            q.rerank_top = RERANK_TOP.max(k);
+        if let (true, Some((rerank, top))) = (mode.rerank(), rerank) {
+            q.rerank = Some(rerank);
+            q.rerank_top = top.max(k);
         }
         let hits = self
             .index

@@ -466,7 +466,10 @@ impl<'a> Resources<'a> {
         );
         let reranker = c.mode.rerank().then(|| {
             let spec = c.reranker.clone().unwrap_or_else(|| "maxsim".into());
-            &self.rerankers[&(spec, c.model.clone())] as &dyn chunklab_index::Rerank
+            (
+                &self.rerankers[&(spec, c.model.clone())] as &dyn chunklab_index::Rerank,
+                c.rerank_top,
+            )
         });
         let mut latencies = Vec::with_capacity(ds.queries.len());
         let mut results: Vec<Vec<u32>> = Vec::with_capacity(ds.queries.len());

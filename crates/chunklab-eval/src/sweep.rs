@@ -84,6 +84,22 @@ k = 10
     }
 
     #[test]
+    fn rerank_top_is_a_run_key_with_a_default() {
+        let text = "[[config]]\nstrategy = \"fixed\"\nsize = 100\nmodes = [\"hybrid+rerank\"]\nrerank_top = [10, 50]\n";
+        let c = parse_sweep(text, &d()).unwrap();
+        let tops: Vec<usize> = c.iter().map(|c| c.rerank_top).collect();
+        assert_eq!(tops, [10, 50]);
+        let c = parse_sweep("[[config]]\nstrategy = \"fixed\"\nsize = 100\n", &d()).unwrap();
+        assert_eq!(c[0].rerank_top, crate::collection::RERANK_TOP);
+        let p = parse_sweep(
+            "[[config]]\nstrategy = \"fixed\"\nsize = 100\nrerank_top = 0\n",
+            &d(),
+        )
+        .unwrap_err();
+        assert!(p[0].1.contains("rerank_top"), "{p:?}");
+    }
+
+    #[test]
     fn malformed_toml_names_its_line() {
         let p = parse_sweep("k = 5\n[[config]\nstrategy = 1\n", &d()).unwrap_err();
         assert_eq!(p[0].0, 2, "{p:?}");

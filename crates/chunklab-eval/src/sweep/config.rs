@@ -101,4 +101,7 @@ pub struct Config {
     /// Reranker of the `+rerank` modes: `maxsim` over the configuration's model (the default)
     /// or a cross-encoder directory.
     pub reranker: Option<String>,
+    /// Candidates the reranker scores per query in `+rerank` modes (the sweep key
+    /// `rerank_top`; [`RERANK_TOP`](crate::collection::RERANK_TOP) by default).
+    pub rerank_top: usize,
 }

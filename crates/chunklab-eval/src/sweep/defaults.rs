@@ -87,6 +87,7 @@ pub fn default_sweep(which: DefaultSweep, model: &str, k: usize) -> Vec<Config> 
                 mode,
                 k,
                 reranker: None,
+                rerank_top: crate::collection::RERANK_TOP,
             });
         }
     }
@@ -127,6 +128,7 @@ pub fn contextual_sweep(
                 mode,
                 k,
                 reranker: None,
+                rerank_top: crate::collection::RERANK_TOP,
             });
         }
     }

@@ -29,7 +29,16 @@ const CHUNK_KEYS: &[&str] = &[
     "context",
     "llm",
 ];
-const RUN_KEYS: &[&str] = &["label", "model", "models", "mode", "modes", "k", "reranker"];
+const RUN_KEYS: &[&str] = &[
+    "label",
+    "model",
+    "models",
+    "mode",
+    "modes",
+    "k",
+    "reranker",
+    "rerank_top",
+];
 /// Keys whose single value is itself a list: a list of lists is the sweep over them.
 const LIST_VALUED: &[&str] = &["separators", "levels"];
 
@@ -293,6 +302,10 @@ fn config_from(
     if k == 0 {
         return Err(err("k", "`k` must be at least 1".into()));
     }
+    let rerank_top = uint("rerank_top")?.unwrap_or(crate::collection::RERANK_TOP);
+    if rerank_top == 0 {
+        return Err(err("rerank_top", "`rerank_top` must be at least 1".into()));
+    }
     let models = strings(m, "model", "models")?.unwrap_or_else(|| vec![d.model.clone()]);
     let modes = match strings(m, "mode", "modes")? {
         None => vec![Mode::Dense],
@@ -325,6 +338,7 @@ fn config_from(
                 mode,
                 k,
                 reranker: reranker.clone(),
+                rerank_top,
             });
         }
     }
