@@ -1,6 +1,7 @@
 //! The web page in real headless Chromium, driven over WebDriver (Debian's `chromium` and
 //! `chromium-driver`): chunk a sample and compare the coloured spans with the API's chunks,
-//! compare two strategies, search and check the highlighted span, open the whole document.
+//! compare two strategies, search and check the highlighted span, open the whole document;
+//! run a bench job from the Bench tab and check its table and chart, open a bench JSON.
 //! Screenshots of each page go to target/tmp/chunklab-serve-screens/. Fails when Chromium is
 //! missing.
 
@@ -117,19 +118,32 @@ impl Driver {
         )
     }
 
-    fn click(&self, css: &str) {
+    fn element(&self, css: &str) -> String {
         let e = self.cmd(
             "POST",
             "/element",
             json!({"using": "css selector", "value": css}),
         );
-        let id = e
-            .as_object()
+        e.as_object()
             .and_then(|o| o.values().next())
             .and_then(Value::as_str)
             .expect("element")
-            .to_string();
+            .to_string()
+    }
+
+    fn click(&self, css: &str) {
+        let id = self.element(css);
         self.cmd("POST", &format!("/element/{id}/click"), json!({}));
+    }
+
+    /// Type `text` into the element (for a file input: the path of the file to choose).
+    fn send_keys(&self, css: &str, text: &str) {
+        let id = self.element(css);
+        self.cmd(
+            "POST",
+            &format!("/element/{id}/value"),
+            json!({"text": text}),
+        );
     }
 
     fn wait_for(&self, script: &str, what: &str) -> Value {
@@ -139,7 +153,7 @@ impl Driver {
             if !v.is_null() && v != json!(false) {
                 return v;
             }
-            assert!(started.elapsed() < Duration::from_secs(30), "timed out waiting for {what}; page status: {}", self.js("return document.querySelector('#chunk-status').textContent + ' | ' + document.querySelector('#search-status').textContent", json!([])));
+            assert!(started.elapsed() < Duration::from_secs(30), "timed out waiting for {what}; page status: {}", self.js("return ['#chunk-status', '#search-status', '#bench-status'].map(s => document.querySelector(s).textContent).join(' | ')", json!([])));
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -336,4 +350,178 @@ fn page_chunks_compares_and_searches_in_chromium() {
         "{current}"
     );
     d.screenshot("document.png");
+}
+
+/// Two fixed and two recursive BM25 configurations: a bench run of a second, no model needed.
+const BENCH_SWEEP: &str = "mode = \"bm25\"\nunit = \"chars\"\nk = 2\n[[config]]\nstrategy = [\"fixed\", \"recursive\"]\nsize = [60, 150]\n";
+
+/// A corpus of the test documents and the sample, with a labelled question per document.
+fn write_corpus(dir: &Path) -> (PathBuf, PathBuf) {
+    let corpus = dir.join("bench-corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    let mut docs: Vec<(&str, &str)> = DOCS.iter().map(|(id, _, t)| (*id, *t)).collect();
+    docs.push(("sample.md", SAMPLE));
+    let questions = [
+        (
+            "wind.md",
+            "Hoeveel huishoudens krijgen stroom van de molens?",
+            "vierduizend huishoudens",
+        ),
+        (
+            "parkeren.md",
+            "Wat kost een parkeervergunning voor bewoners?",
+            "vijftig euro per jaar",
+        ),
+        (
+            "sample.md",
+            "Tot wanneer kan men bezwaar maken?",
+            "tot 1 juni bezwaar maken",
+        ),
+    ];
+    let mut queries = String::new();
+    for (i, (doc, q, answer)) in questions.iter().enumerate() {
+        let text = docs.iter().find(|(id, _)| id == doc).unwrap().1;
+        let byte = text.find(answer).unwrap();
+        let start = text[..byte].chars().count();
+        let end = start + answer.chars().count();
+        queries.push_str(
+            &json!({"id": format!("q{i}"), "query": q,
+            "relevant_spans": [{"doc_id": doc, "start_char": start, "end_char": end}]})
+            .to_string(),
+        );
+        queries.push('\n');
+    }
+    for (id, text) in &docs {
+        std::fs::write(corpus.join(id), text).unwrap();
+    }
+    let q = dir.join("bench-queries.jsonl");
+    std::fs::write(&q, queries).unwrap();
+    (corpus, q)
+}
+
+/// The labels of the bench table's rows, top to bottom.
+const TABLE_LABELS: &str =
+    "return [...document.querySelectorAll('#bench-table tbody tr')].map(r => r.dataset.label)";
+
+#[test]
+fn page_bench_runs_a_job_and_opens_a_bench_json_in_chromium() {
+    let s = start(false, Limits::default());
+    let (corpus, queries) = write_corpus(s.dir.path());
+    let scratch = s.dir.path().join("scratch");
+    let extra = json!({"config_text": BENCH_SWEEP, "no_cache": true, "scratch_dir": scratch});
+    let d = Driver::start();
+    d.goto(&s.url("/"));
+    d.click("#tab-bench");
+    d.js(
+        "const t = document.querySelector('#token'); t.value = arguments[0]; t.dispatchEvent(new Event('change')); \
+         document.querySelector('#bench-dataset').value = 'corpus'; \
+         document.querySelector('#bench-corpus').value = arguments[1]; \
+         document.querySelector('#bench-queries').value = arguments[2]; \
+         document.querySelector('#bench-extra').value = arguments[3];",
+        json!([ALICE, corpus, queries, extra.to_string()]),
+    );
+    d.click("#bench-run");
+    let status = d.wait_for(
+        "const s = document.querySelector('#bench-status').textContent; \
+         return !document.querySelector('#bench-result').hidden && / done in /.test(s) ? s : null",
+        "the bench job to finish",
+    );
+    // The job the page ran, as the API reports it.
+    let id = status
+        .as_str()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let job = get(&s.url(&format!("/v1/jobs/{id}")), Some(ALICE));
+    assert_eq!(
+        (job.status, job.body["status"].as_str()),
+        (200, Some("done")),
+        "{}",
+        job.text
+    );
+    let result = &job.body["result"];
+    let rows = result["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{}", job.text);
+    // Progress as the events told it: the notes of the run, the bar full.
+    let notes = d.js(
+        "return document.querySelector('#bench-notes').textContent",
+        json!([]),
+    );
+    assert!(notes.as_str().unwrap().contains("3 documents"), "{notes}");
+    let bar = d.js(
+        "const b = document.querySelector('#bench-bar'); return [b.value, b.max]",
+        json!([]),
+    );
+    assert_eq!(bar[0], bar[1], "progress bar at its end: {bar}");
+    // The table: one row per configuration, best recall first.
+    let labels = d.js(TABLE_LABELS, json!([]));
+    let labels: Vec<&str> = labels
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let recall = |r: &Value| r["metrics"]["recall"].as_f64().unwrap();
+    let best = rows.iter().map(recall).fold(f64::NEG_INFINITY, f64::max);
+    let mut want: Vec<&str> = rows.iter().map(|r| r["label"].as_str().unwrap()).collect();
+    let mut got = labels.clone();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want, "table rows are the job's configurations");
+    let top = rows.iter().find(|r| r["label"] == labels[0]).unwrap();
+    assert_eq!(recall(top), best, "best recall on top: {labels:?}");
+    assert_eq!(
+        d.js(
+            "return document.querySelector('#bench-metric').value",
+            json!([])
+        ),
+        "recall"
+    );
+    // The chart: a point per configuration at its quality and cost, the Pareto front drawn.
+    let points = d.js(
+        "return [...document.querySelectorAll('#bench-scatter circle.pt')].map(c => c.dataset.label)",
+        json!([]),
+    );
+    let mut points: Vec<&str> = points
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    points.sort();
+    assert_eq!(points, want, "chart points");
+    let front = d.js("return document.querySelector('#bench-scatter polyline.pareto').getAttribute('points').trim().split(' ').length", json!([]));
+    assert!(front.as_u64().unwrap() >= 1, "{front}");
+    let shot = d.screenshot("bench.png");
+    eprintln!("screenshot: {}", shot.display());
+
+    // Open the job's result as a bench JSON file in a fresh page: the same table.
+    let mut file_json = result.clone();
+    file_json["dataset"] = json!("opened-from-file");
+    let file = s.dir.path().join("bench.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&file_json).unwrap()).unwrap();
+    d.goto(&s.url("/"));
+    d.click("#tab-bench");
+    d.send_keys("#bench-file", file.to_str().unwrap());
+    d.wait_for(
+        "return document.querySelector('#bench-title').textContent.startsWith('opened-from-file') ? true : null",
+        "the opened bench JSON",
+    );
+    assert_eq!(
+        d.js(TABLE_LABELS, json!([])),
+        json!(labels),
+        "same table from the file"
+    );
+    d.screenshot("bench-open.png");
+    // A file that is not a bench JSON is named in the error.
+    let bad = s.dir.path().join("not-bench.json");
+    std::fs::write(&bad, "{\"hello\": 1}").unwrap();
+    d.send_keys("#bench-file", bad.to_str().unwrap());
+    let err = d.wait_for(
+        "const s = document.querySelector('#bench-status'); return s.className === 'error' ? s.textContent : null",
+        "the error for a file that is not a bench JSON",
+    );
+    assert!(err.as_str().unwrap().contains("not-bench.json"), "{err}");
 }
