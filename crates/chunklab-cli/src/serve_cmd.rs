@@ -13,10 +13,15 @@ use std::time::Duration;
 pub struct ServeArgs {
     /// The index to search and write (built with `chunklab index`); without it only chunk,
     /// parse and the page are served.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "store")]
     index: Option<PathBuf>,
+    /// Serve a store instead: an index directory (as --index) or a `postgres://` URL (search
+    /// only: POST/DELETE /v1/documents answer 409 — write it with `chunklab index --store`;
+    /// GET /v1/chunks/{id} and /v1/documents/{id} answer 501).
+    #[arg(long, value_name = "URL|DIR")]
+    store: Option<String>,
     /// Bearer tokens with their ACL groups and roles (TOML, `[[token]]` entries); required
-    /// with --index.
+    /// with --index or --store.
     #[arg(long)]
     tokens: Option<PathBuf>,
     /// Port (0: any free port, printed at start).
@@ -62,8 +67,11 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
         limits.workers = w.max(1);
     }
     let cfg = ServerConfig {
-        write_pipeline: a.index.as_ref().map(|_| a.chunking.config()).transpose()?,
+        write_pipeline: (a.index.is_some() || a.store.is_some())
+            .then(|| a.chunking.config())
+            .transpose()?,
         index: a.index.clone(),
+        store: a.store.clone(),
         tokens,
         limits,
     };

@@ -1,7 +1,8 @@
 //! `chunklab serve` as a real process: an index built by `chunklab index` (access groups on its
 //! documents), served on an ephemeral loopback port with a tokens file; `/ready` reports the
 //! index, one chunk and one search request answer over HTTP (a token without the group sees
-//! nothing), and bad flags are clear errors naming the flag or file.
+//! nothing), and bad flags are clear errors naming the flag or file. `--store postgres://…`
+//! serves a PostgreSQL store (a real server, chunklab_test_support::pg_url) for search only.
 
 use chunklab_test_support::{cli, stderr};
 use serde_json::{json, Value};
@@ -17,6 +18,12 @@ name = "reader-a"
 token = "reader-a-secret"
 groups = ["team-a"]
 role = "read"
+
+[[token]]
+name = "writer-a"
+token = "writer-a-secret"
+groups = ["team-a"]
+role = "write"
 
 [[token]]
 name = "reader-b"
@@ -83,14 +90,14 @@ fn serve(args: &[&str]) -> Serve {
     Serve { child, addr }
 }
 
-/// One HTTP/1.0 request (the connection closes after the response): status and JSON body.
-fn http(
+/// One HTTP/1.0 request (the connection closes after the response): status and body.
+fn http_text(
     addr: SocketAddr,
     method: &str,
     path: &str,
     token: Option<&str>,
     body: Option<&Value>,
-) -> (u16, Value) {
+) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
     s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
     let body = body.map(Value::to_string).unwrap_or_default();
@@ -118,14 +125,27 @@ fn http(
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or_else(|| panic!("status line: {head}"));
-    let json = serde_json::from_str(body).unwrap_or(Value::Null);
-    (status, json)
+    (status, body.to_string())
 }
 
-#[test]
-fn serve_answers_ready_chunk_and_search_over_http() {
-    let tmp = tempfile::tempdir().unwrap();
-    let corpus = tmp.path().join("corpus");
+/// [`http_text`] with the body as JSON (`Null` when it is not).
+fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+) -> (u16, Value) {
+    let (status, text) = http_text(addr, method, path, token, body);
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+const CHUNKING: [&str; 4] = ["--strategy", "recursive", "--size", "400"];
+
+/// The motion and the parking regulation, indexed by `chunklab index` with MiniLM into
+/// `flag location` (`--index DIR` or `--store URL`), every document in group team-a.
+fn index_samples(dir: &Path, flag: &str, location: &str) {
+    let corpus = dir.join("corpus");
     std::fs::create_dir_all(&corpus).unwrap();
     for name in [
         "motie-windenergie-2021.txt",
@@ -133,33 +153,34 @@ fn serve_answers_ready_chunk_and_search_over_http() {
     ] {
         std::fs::copy(samples().join(name), corpus.join(name)).unwrap();
     }
-    let idx = tmp.path().join("idx");
-    let chunking = ["--strategy", "recursive", "--size", "400"];
     let mut args = vec![
         "index",
         corpus.to_str().unwrap(),
-        "--index",
-        idx.to_str().unwrap(),
+        flag,
+        location,
         "--model",
         "minilm",
         "--acl",
         "**=team-a",
     ];
-    args.extend_from_slice(&chunking);
+    args.extend_from_slice(&CHUNKING);
     let out = run(&args);
     assert!(out.status.success(), "chunklab index: {}", stderr(&out));
-    let tokens = tmp.path().join("tokens.toml");
-    std::fs::write(&tokens, TOKENS).unwrap();
+}
 
+/// `chunklab serve flag location` with the test tokens and the indexing flags, ready.
+fn serve_ready(dir: &Path, flag: &str, location: &str) -> (Serve, Value) {
+    let tokens = dir.join("tokens.toml");
+    std::fs::write(&tokens, TOKENS).unwrap();
     let mut args = vec![
-        "--index",
-        idx.to_str().unwrap(),
+        flag,
+        location,
         "--tokens",
         tokens.to_str().unwrap(),
         "--model",
         "minilm",
     ];
-    args.extend_from_slice(&chunking);
+    args.extend_from_slice(&CHUNKING);
     let s = serve(&args);
     assert!(s.addr.ip().is_loopback(), "binds loopback: {}", s.addr);
     let started = Instant::now();
@@ -179,6 +200,33 @@ fn serve_answers_ready_chunk_and_search_over_http() {
         ready["index"].is_object(),
         "/ready names the index: {ready}"
     );
+    (s, ready)
+}
+
+/// Hybrid search (the model loaded at start): the team-a reader finds the motion, the team-b
+/// reader sees none of the team-a documents, no token is a 401.
+fn check_search(addr: SocketAddr) {
+    let q = "/v1/search?q=windenergie%20motie&mode=hybrid&k=5";
+    let (status, body) = http(addr, "GET", q, Some("reader-a-secret"), None);
+    assert_eq!(status, 200, "{body}");
+    let hits = body["hits"].as_array().expect("hits");
+    assert!(!hits.is_empty(), "{body}");
+    assert_eq!(hits[0]["doc_id"], "motie-windenergie-2021.txt", "{body}");
+    let (status, body) = http(addr, "GET", q, Some("reader-b-secret"), None);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["hits"], json!([]), "no group, no hits: {body}");
+    let (status, body) = http(addr, "GET", q, None, None);
+    assert_eq!(status, 401, "{body}");
+}
+
+#[test]
+fn serve_answers_ready_chunk_and_search_over_http() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    index_samples(tmp.path(), "--index", idx.to_str().unwrap());
+    let (s, ready) = serve_ready(tmp.path(), "--index", idx.to_str().unwrap());
+    assert_eq!(ready["index"]["documents"], 2, "{ready}");
+    assert_eq!(ready["index"]["writable"], true, "{ready}");
 
     // Chunk: the recursive chunker over HTTP, each chunk within the size, the text covered.
     let text = std::fs::read_to_string(samples().join("chunking-guide.md")).unwrap();
@@ -198,19 +246,75 @@ fn serve_answers_ready_chunk_and_search_over_http() {
         assert!(text.contains(t), "chunk text is a span of the input: {c}");
     }
 
-    // Search: hybrid (the model loaded at start); the team-a reader finds the motie, the
-    // team-b reader sees none of the team-a documents.
-    let q = "/v1/search?q=windenergie%20motie&mode=hybrid&k=5";
-    let (status, body) = http(s.addr, "GET", q, Some("reader-a-secret"), None);
-    assert_eq!(status, 200, "{body}");
-    let hits = body["hits"].as_array().expect("hits");
-    assert!(!hits.is_empty(), "{body}");
-    assert_eq!(hits[0]["doc_id"], "motie-windenergie-2021.txt", "{body}");
-    let (status, body) = http(s.addr, "GET", q, Some("reader-b-secret"), None);
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(body["hits"], json!([]), "no group, no hits: {body}");
-    let (status, body) = http(s.addr, "GET", q, None, None);
-    assert_eq!(status, 401, "{body}");
+    check_search(s.addr);
+}
+
+/// `url` with its database replaced by `db` (query string kept).
+fn with_db(url: &str, db: &str) -> String {
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
+    let (scheme, rest) = base.split_once("://").expect("a URL");
+    let host = rest.split('/').next().unwrap_or_default();
+    match query {
+        Some(q) => format!("{scheme}://{host}/{db}?{q}"),
+        None => format!("{scheme}://{host}/{db}"),
+    }
+}
+
+#[test]
+fn serve_store_searches_postgres_and_refuses_writes() {
+    let url = chunklab_test_support::pg_url();
+    let name = format!("chunklab_serve_{}", std::process::id());
+    let mut c = postgres::Client::connect(&url, postgres::NoTls)
+        .unwrap_or_else(|e| panic!("PostgreSQL at {url}: {e}"));
+    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+        .unwrap();
+    c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    let db = with_db(&url, &name);
+    let tmp = tempfile::tempdir().unwrap();
+    index_samples(tmp.path(), "--store", &db);
+    let (s, ready) = serve_ready(tmp.path(), "--store", &db);
+    assert_eq!(ready["index"]["documents"], 2, "{ready}");
+    assert_eq!(ready["index"]["writable"], false, "{ready}");
+    assert!(ready["index"]["dir"].is_null(), "{ready}");
+    check_search(s.addr);
+    // The store's counts in /metrics, read off the async workers.
+    let (status, text) = http_text(s.addr, "GET", "/metrics", None, None);
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains("chunklab_index_documents 2"), "{text}");
+    // Writes: 409 naming the way to write the store; by-id reads: 501.
+    let doc = json!({"doc_id": "new.md", "text": "Nieuwe tekst.", "acl": ["team-a"]});
+    let (status, body) = http(
+        s.addr,
+        "POST",
+        "/v1/documents",
+        Some("writer-a-secret"),
+        Some(&doc),
+    );
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("not_writable")),
+        "{body}"
+    );
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("chunklab index --store"),
+        "{body}"
+    );
+    let path = "/v1/documents/motie-windenergie-2021.txt";
+    let (status, body) = http(s.addr, "DELETE", path, Some("writer-a-secret"), None);
+    assert_eq!(status, 409, "{body}");
+    let (status, body) = http(s.addr, "GET", path, Some("reader-a-secret"), None);
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (501, Some("not_supported")),
+        "{body}"
+    );
+    drop(s);
+    let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name}"));
 }
 
 /// `chunklab serve ARGS` must fail at once with an error containing every `needle`.
@@ -252,6 +356,10 @@ fn bad_flags_are_clear_errors_naming_them() {
     refused(
         &["--port", &port],
         &["cannot listen on", &format!("127.0.0.1:{port}")],
+    );
+    refused(
+        &["--index", "a", "--store", "b"],
+        &["--index", "--store", "cannot be used with"],
     );
     let no_index = tmp.path().join("no-such-index");
     refused(

@@ -18,10 +18,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-/// The served index: a searcher (index + query model, loaded once), the pipeline documents are
-/// written with, and a lock that serializes writes.
+/// The served index: a searcher (store + query model, loaded once), the pipeline documents are
+/// written with, and a lock that serializes writes. The store is an embedded index directory
+/// (searched and written) or a PostgreSQL store (searched only: writes answer 409).
 pub struct IndexState {
-    dir: PathBuf,
+    /// The index directory; `None` for a PostgreSQL store.
+    dir: Option<PathBuf>,
     searcher: RwLock<Arc<Searcher>>,
     model: Option<Arc<dyn Embedder>>,
     writer: Option<Arc<Pipeline>>,
@@ -33,9 +35,19 @@ impl IndexState {
     /// Open the index in `dir`, load its model, and build the write pipeline from `write`
     /// (its model defaults to the index's); writes are refused, with the reason, when the
     /// pipeline's settings differ from the index's.
-    pub fn open(dir: &Path, mut write: PipelineConfig) -> anyhow::Result<IndexState> {
-        let searcher = Searcher::open(dir, false)?;
+    pub fn open(dir: &Path, write: PipelineConfig) -> anyhow::Result<IndexState> {
+        IndexState::from_searcher(Searcher::open(dir, false)?, write)
+    }
+
+    /// Open the store at `location` ([`Searcher::open_location`]: an index directory, as
+    /// [`IndexState::open`], or a `postgres://` URL, served for search only).
+    pub fn open_location(location: &str, write: PipelineConfig) -> anyhow::Result<IndexState> {
+        IndexState::from_searcher(Searcher::open_location(location, false)?, write)
+    }
+
+    fn from_searcher(searcher: Searcher, mut write: PipelineConfig) -> anyhow::Result<IndexState> {
         let settings = searcher.store().settings().clone();
+        let dir = searcher.index().map(|ix| ix.dir().to_path_buf());
         let model = if settings.dim > 0 {
             Some(searcher.load_model()?)
         } else {
@@ -44,23 +56,46 @@ impl IndexState {
         if write.model.is_none() && settings.dim > 0 {
             write.model = Some(settings.model.clone());
         }
-        let (writer, write_refused) = match Pipeline::new(write) {
-            Ok(p) => {
-                let why = match (&p.model, &p.config.model) {
-                    (Some(m), Some(spec)) => settings.mismatch(&p.index_settings(spec, m.as_ref())),
-                    _ => Some("the index has no embedding model".to_string()),
-                };
-                (Some(Arc::new(p)), why)
+        let (writer, write_refused) = if dir.is_none() {
+            (
+                None,
+                Some(format!(
+                    "{} is a PostgreSQL store, which this server searches only; add, replace or delete documents with `chunklab index --store URL`",
+                    searcher.store().location()
+                )),
+            )
+        } else {
+            match Pipeline::new(write) {
+                Ok(p) => {
+                    let why = match (&p.model, &p.config.model) {
+                        (Some(m), Some(spec)) => {
+                            settings.mismatch(&p.index_settings(spec, m.as_ref()))
+                        }
+                        _ => Some("the index has no embedding model".to_string()),
+                    };
+                    (Some(Arc::new(p)), why)
+                }
+                Err(e) => (None, Some(format!("{e:#}"))),
             }
-            Err(e) => (None, Some(format!("{e:#}"))),
         };
         Ok(IndexState {
-            dir: dir.to_path_buf(),
+            dir,
             searcher: RwLock::new(Arc::new(searcher)),
             model,
             writer,
             write_refused,
             write_lock: Mutex::new(()),
+        })
+    }
+
+    /// The index directory, or 409 for a store this server does not write.
+    fn writable_dir(&self) -> Result<&Path, ApiError> {
+        self.dir.as_deref().ok_or_else(|| {
+            ApiError::new(
+                axum::http::StatusCode::CONFLICT,
+                "not_writable",
+                self.write_refused.clone().unwrap_or_default(),
+            )
         })
     }
 
@@ -90,7 +125,8 @@ impl IndexState {
         let settings = s.store().settings();
         let (docs, chunks) = self.counts();
         json!({
-            "dir": self.dir.display().to_string(),
+            "dir": self.dir.as_ref().map(|d| d.display().to_string()),
+            "store": s.store().location(),
             "documents": docs,
             "chunks": chunks,
             "model": settings.model,
@@ -105,13 +141,18 @@ fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
     state.tokens.caller(headers)
 }
 
-/// The embedded index behind a searcher (the document endpoints read it directly).
+/// The embedded index behind a searcher (the document endpoints read it directly); 501 for a
+/// PostgreSQL store, which answers searches only.
 fn embedded(s: &Searcher) -> Result<&chunklab_index::Index, ApiError> {
     s.index().ok_or_else(|| {
-        ApiError::internal(format!(
-            "{} is not an embedded index; this endpoint needs one",
-            s.store().location()
-        ))
+        ApiError::new(
+            axum::http::StatusCode::NOT_IMPLEMENTED,
+            "not_supported",
+            format!(
+                "{} is a PostgreSQL store: this server searches it only (chunks and documents by id need an index directory)",
+                s.store().location()
+            ),
+        )
     })
 }
 
@@ -354,6 +395,7 @@ pub async fn put_document(
             "unknown field `{k}` (doc_id, text, file, source, acl, metadata)"
         )));
     }
+    ix.writable_dir()?;
     let (pipeline, model) = match (&ix.writer, &ix.model, &ix.write_refused) {
         (Some(p), Some(m), None) => (p.clone(), m.clone()),
         (_, _, why) => {
@@ -419,7 +461,7 @@ pub async fn put_document(
                 }
             };
             let settings = ix.searcher().store().settings().clone();
-            let mut w = IndexWriter::open(&ix.dir, settings, false)
+            let mut w = IndexWriter::open(ix.writable_dir()?, settings, false)
                 .map_err(|e| crate::error::from_index(&e))?;
             w.add_document(doc)
                 .map_err(|e| crate::error::from_index(&e))?;
@@ -437,9 +479,10 @@ pub async fn delete_document(
     headers: HeaderMap,
     UrlPath(id): UrlPath<String>,
 ) -> Result<Json<Value>, ApiError> {
-    state.index()?;
+    let ix = state.index()?;
     let who = caller(&state, &headers)?;
     who.require_write()?;
+    ix.writable_dir()?;
     let st = state.clone();
     state
         .blocking(move || {
@@ -454,7 +497,7 @@ pub async fn delete_document(
                 return Err(ApiError::not_found(format!("no document `{id}`")));
             }
             let settings = s.store().settings().clone();
-            let mut w = IndexWriter::open(&ix.dir, settings, false)
+            let mut w = IndexWriter::open(ix.writable_dir()?, settings, false)
                 .map_err(|e| crate::error::from_index(&e))?;
             w.remove_document(&id)
                 .map_err(|e| crate::error::from_index(&e))?;
@@ -467,7 +510,7 @@ pub async fn delete_document(
 
 /// Open the index again after a write and swap it in (queries in flight keep the old one).
 fn reopen(ix: &IndexState) -> Result<(), ApiError> {
-    let fresh = Searcher::open(&ix.dir, false).map_err(from_anyhow)?;
+    let fresh = Searcher::open(ix.writable_dir()?, false).map_err(from_anyhow)?;
     // The served model stays loaded: the reopened index gets it instead of loading it again.
     let fresh = match &ix.model {
         Some(m) => fresh.with_model(m.clone()).map_err(from_anyhow)?,

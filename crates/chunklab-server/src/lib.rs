@@ -180,29 +180,39 @@ async fn health() -> impl IntoResponse {
 }
 
 /// Ready once state is loaded (it is loaded before the listener starts); reports the index.
-async fn ready(State(state): State<Arc<AppState>>) -> impl IntoResponse {
-    let index = state.index.as_ref().map(|ix| ix.summary());
-    axum::Json(serde_json::json!({"status": "ready", "index": index}))
+/// The store's counts are read on the blocking pool (a PostgreSQL store answers through a
+/// blocking client, which must not run on the async workers).
+async fn ready(State(state): State<Arc<AppState>>) -> Result<impl IntoResponse, ApiError> {
+    let index = off_runtime(&state, |st| st.index.as_ref().map(|ix| ix.summary())).await?;
+    Ok(axum::Json(
+        serde_json::json!({"status": "ready", "index": index}),
+    ))
 }
 
-async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
-    let (docs, chunks) = match &state.index {
-        Some(ix) => {
-            let (d, c) = ix.counts();
-            (Some(d), Some(c))
-        }
-        None => (None, None),
-    };
+async fn metrics(State(state): State<Arc<AppState>>) -> Result<impl IntoResponse, ApiError> {
+    let counts = off_runtime(&state, |st| st.index.as_ref().map(|ix| ix.counts())).await?;
+    let (docs, chunks) = counts.map_or((None, None), |(d, c)| (Some(d), Some(c)));
     let text = state
         .metrics
         .render(docs, chunks, state.in_flight.load(Ordering::Relaxed));
-    (
+    Ok((
         [(
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
         text,
-    )
+    ))
+}
+
+/// Run `f` on tokio's blocking pool (no worker permit: it only reads the store's counts).
+async fn off_runtime<T: Send + 'static>(
+    state: &Arc<AppState>,
+    f: impl FnOnce(&AppState) -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    let st = state.clone();
+    tokio::task::spawn_blocking(move || f(&st))
+        .await
+        .map_err(|_| ApiError::internal("reading the store's counts failed"))
 }
 
 /// The OpenAPI description, generated from the route table and the request types.

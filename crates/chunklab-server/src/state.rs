@@ -45,8 +45,11 @@ impl Default for Limits {
 
 /// How the server is configured (what `chunklab serve` builds from its flags).
 pub struct ServerConfig {
-    /// The index directory (none: only the stateless endpoints and the page).
+    /// The index directory (none, and no `store`: only the stateless endpoints and the page).
     pub index: Option<PathBuf>,
+    /// Instead of `index`: a store location, an index directory or a `postgres://` URL
+    /// (a PostgreSQL store is searched only; writes answer 409).
+    pub store: Option<String>,
     /// The bearer tokens (required with an index).
     pub tokens: Tokens,
     /// The pipeline documents are written with (`POST /v1/documents`): its chunking and model
@@ -81,15 +84,17 @@ pub struct AppState {
 impl AppState {
     /// Load everything: the write pipeline (and its model) and the index with its searcher.
     pub fn load(cfg: ServerConfig) -> anyhow::Result<AppState> {
-        let index = match &cfg.index {
-            Some(dir) => Some(crate::index::IndexState::open(
-                dir,
-                cfg.write_pipeline.clone().unwrap_or_default(),
-            )?),
-            None => None,
+        let write = cfg.write_pipeline.clone().unwrap_or_default();
+        let index = match (&cfg.index, &cfg.store) {
+            (Some(_), Some(_)) => anyhow::bail!("give an index directory or a store, not both"),
+            (Some(dir), None) => Some(crate::index::IndexState::open(dir, write)?),
+            (None, Some(location)) => {
+                Some(crate::index::IndexState::open_location(location, write)?)
+            }
+            (None, None) => None,
         };
         if index.is_some() && cfg.tokens.is_empty() {
-            anyhow::bail!("serving an index needs a tokens file (--tokens)");
+            anyhow::bail!("serving an index or store needs a tokens file (--tokens)");
         }
         Ok(AppState {
             workers: Arc::new(Semaphore::new(cfg.limits.workers.max(1))),

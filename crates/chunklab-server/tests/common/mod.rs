@@ -135,6 +135,7 @@ pub fn start(with_index: bool, limits: Limits) -> Server {
     let tokens = Tokens::parse(TOKENS, Path::new("tokens.toml")).unwrap();
     let state = AppState::load(ServerConfig {
         index: with_index.then(|| dir.path().join("idx")),
+        store: None,
         tokens,
         write_pipeline: Some(index_config()),
         limits,
