@@ -30,6 +30,10 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
     bind: IpAddr,
+    /// The directory bench jobs (POST /v1/bench) may read corpora, queries and sweep files
+    /// from; without it they run only the generated archive and inline sweeps.
+    #[arg(long, value_name = "DIR")]
+    bench_dir: Option<PathBuf>,
     /// Largest JSON body, in MiB.
     #[arg(long, default_value_t = 16)]
     max_body_mb: usize,
@@ -72,6 +76,7 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
             .transpose()?,
         index: a.index.clone(),
         store: a.store.clone(),
+        bench_dir: a.bench_dir.clone(),
         tokens,
         limits,
     };

@@ -6,6 +6,11 @@
 //! [`chunklab_eval::report::json`]); `GET /v1/jobs/{id}/events` streams the same as
 //! server-sent events until the job ends. Starting a job needs a write token, reading one any
 //! token.
+//!
+//! Files: `corpus`, `queries`, `config` and `data_dir` must lie under the server's bench
+//! directory (`chunklab serve --bench-dir DIR`; without one, only the generated `archive` and
+//! inline `config_text` are taken); `cache_dir`, `scratch_dir` and `fetch` are the server's
+//! choice, never a request's (422).
 
 use crate::error::ApiError;
 use crate::request;
@@ -229,7 +234,8 @@ pub async fn start_bench(
             "a bench runs on the server's own corpus files (corpus, queries, config paths); uploads are not taken",
         ));
     }
-    let bench: BenchRequest = request::into_config(body.fields)?;
+    let mut bench: BenchRequest = request::into_config(body.fields)?;
+    confine(&mut bench, state.bench_dir.as_deref())?;
     // What can be checked at once is a 422 now, not a failed job: the sweep and its filters.
     let which = if bench.dataset.as_deref() == Some("chroma") {
         DefaultSweep::Chroma
@@ -272,6 +278,46 @@ pub async fn start_bench(
         h.insert(axum::http::header::LOCATION, loc);
     }
     Ok((StatusCode::ACCEPTED, h, Json(job.view(false))))
+}
+
+/// Refuse what a request may not choose, and resolve its paths under the bench directory
+/// (symbolic links and `..` resolved first, so none leads out).
+fn confine(bench: &mut BenchRequest, root: Option<&std::path::Path>) -> Result<(), ApiError> {
+    let server_only = [
+        ("cache_dir", bench.cache_dir.is_some()),
+        ("scratch_dir", bench.scratch_dir.is_some()),
+        ("fetch", bench.fetch),
+    ];
+    if let Some((key, _)) = server_only.iter().find(|(_, set)| *set) {
+        return Err(ApiError::invalid(format!(
+            "invalid `{key}`: the server chooses its cache, scratch directory and models"
+        )));
+    }
+    for (key, path) in [
+        ("corpus", &mut bench.corpus),
+        ("queries", &mut bench.queries),
+        ("config", &mut bench.config),
+        ("data_dir", &mut bench.data_dir),
+    ] {
+        let Some(p) = path else { continue };
+        let Some(root) = root else {
+            return Err(ApiError::invalid(format!(
+                "invalid `{key}`: this server takes no bench files (start it with --bench-dir DIR; the archive dataset and config_text need none)"
+            )));
+        };
+        let joined = root.join(&*p);
+        let real = joined
+            .canonicalize()
+            .map_err(|e| ApiError::invalid(format!("invalid `{key}`: {}: {e}", p.display())))?;
+        if !real.starts_with(root) {
+            return Err(ApiError::invalid(format!(
+                "invalid `{key}`: {} is outside the server's bench directory",
+                p.display()
+            )));
+        }
+        *p = real;
+    }
+    Ok(())
 }
 
 fn find(state: &AppState, headers: &HeaderMap, id: &str) -> Result<Arc<Job>, ApiError> {

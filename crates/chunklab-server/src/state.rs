@@ -57,6 +57,9 @@ pub struct ServerConfig {
     pub write_pipeline: Option<PipelineConfig>,
     /// Limits.
     pub limits: Limits,
+    /// The directory bench jobs may read corpora, queries and sweep files from (none: only
+    /// the generated archive and inline sweeps).
+    pub bench_dir: Option<PathBuf>,
 }
 
 /// Most pipelines kept for distinct chunking configurations.
@@ -77,6 +80,8 @@ pub struct AppState {
     pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
     /// The index, when serving one.
     pub index: Option<crate::index::IndexState>,
+    /// Where bench jobs may read files (canonical), if anywhere.
+    pub bench_dir: Option<PathBuf>,
     /// Bench jobs (one running at a time).
     pub jobs: crate::jobs::Jobs,
 }
@@ -96,6 +101,13 @@ impl AppState {
         if index.is_some() && cfg.tokens.is_empty() {
             anyhow::bail!("serving an index or store needs a tokens file (--tokens)");
         }
+        let bench_dir = match &cfg.bench_dir {
+            Some(d) => Some(
+                d.canonicalize()
+                    .map_err(|e| anyhow::anyhow!("bench directory {}: {e}", d.display()))?,
+            ),
+            None => None,
+        };
         Ok(AppState {
             workers: Arc::new(Semaphore::new(cfg.limits.workers.max(1))),
             limits: cfg.limits,
@@ -104,6 +116,7 @@ impl AppState {
             in_flight: AtomicUsize::new(0),
             pipelines: Mutex::new(HashMap::new()),
             index,
+            bench_dir,
             jobs: crate::jobs::Jobs::default(),
         })
     }

@@ -407,8 +407,7 @@ const TABLE_LABELS: &str =
 fn page_bench_runs_a_job_and_opens_a_bench_json_in_chromium() {
     let s = start(false, Limits::default());
     let (corpus, queries) = write_corpus(s.dir.path());
-    let scratch = s.dir.path().join("scratch");
-    let extra = json!({"config_text": BENCH_SWEEP, "no_cache": true, "scratch_dir": scratch});
+    let extra = json!({"config_text": BENCH_SWEEP, "no_cache": true});
     let d = Driver::start();
     d.goto(&s.url("/"));
     d.click("#tab-bench");

@@ -34,10 +34,7 @@ fn events(text: &str) -> Vec<(String, String)> {
 #[test]
 fn bench_job_runs_reports_progress_and_returns_the_bench_json() {
     let s = start(false, Limits::default());
-    let scratch = s.dir.path().join("scratch");
-    std::fs::create_dir_all(&scratch).unwrap();
-    let req = json!({"dataset": "archive", "docs": 3, "config_text": BM25_SWEEP,
-                     "no_cache": true, "scratch_dir": scratch});
+    let req = json!({"dataset": "archive", "docs": 3, "config_text": BM25_SWEEP, "no_cache": true});
 
     let r = json("POST", &s.url("/v1/bench"), None, &req);
     assert_eq!(r.status, 401, "{}", r.text);
@@ -59,6 +56,21 @@ fn bench_job_runs_reports_progress_and_returns_the_bench_json() {
     );
     assert_eq!(r.status, 422, "{}", r.text);
     assert!(r.message().contains("nope"), "{}", r.text);
+
+    // What the server chooses, and files outside its bench directory, are refused.
+    for (key, value) in [
+        ("scratch_dir", json!(s.dir.path().join("x"))),
+        ("cache_dir", json!("/tmp")),
+        ("fetch", json!(true)),
+        ("corpus", json!("/etc")),
+        ("queries", json!("../../etc/passwd")),
+    ] {
+        let mut bad = req.clone();
+        bad[key] = value;
+        let r = json("POST", &s.url("/v1/bench"), Some(ALICE), &bad);
+        assert_eq!(r.status, 422, "{key}: {}", r.text);
+        assert!(r.message().contains(key), "{key}: {}", r.text);
+    }
 
     let r = json("POST", &s.url("/v1/bench"), Some(ALICE), &req);
     assert_eq!(r.status, 202, "{}", r.text);
@@ -130,12 +142,17 @@ fn bench_job_runs_reports_progress_and_returns_the_bench_json() {
 #[test]
 fn a_failing_bench_job_reports_why() {
     let s = start(false, Limits::default());
-    let missing = s.dir.path().join("no-corpus");
+    // A corpus under the bench directory whose queries file is not JSONL: the run fails
+    // loading it, and the job says so, naming the file.
+    let corpus = s.dir.path().join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    std::fs::write(corpus.join("a.md"), "# A\n\nEen document.\n").unwrap();
+    std::fs::write(s.dir.path().join("broken-q.jsonl"), "this is not json\n").unwrap();
     let r = json(
         "POST",
         &s.url("/v1/bench"),
         Some(ALICE),
-        &json!({"corpus": missing, "queries": missing.join("q.jsonl"), "config_text": BM25_SWEEP}),
+        &json!({"corpus": "corpus", "queries": "broken-q.jsonl", "config_text": BM25_SWEEP}),
     );
     assert_eq!(r.status, 202, "{}", r.text);
     let id = r.body["id"].as_str().unwrap().to_string();
@@ -151,5 +168,8 @@ fn a_failing_bench_job_reports_why() {
     let (last, data) = ev.last().expect("events");
     assert_eq!(last, "failed", "{text}");
     let v: Value = serde_json::from_str(data).unwrap();
-    assert!(v["error"].as_str().unwrap().contains("no-corpus"), "{data}");
+    assert!(
+        v["error"].as_str().unwrap().contains("broken-q.jsonl"),
+        "{data}"
+    );
 }

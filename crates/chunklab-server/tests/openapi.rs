@@ -101,6 +101,10 @@ fn request_schemas_come_from_the_types() {
         );
     }
     assert!(search.get("q").is_some());
+    assert!(
+        spec["paths"]["/v1/bench"]["post"]["responses"]["202"].is_object(),
+        "a bench start is 202 Accepted"
+    );
     // The route points at its body schema.
     assert_eq!(
         spec["paths"]["/v1/bench"]["post"]["requestBody"]["content"]["application/json"]["schema"]

@@ -136,6 +136,7 @@ pub fn start(with_index: bool, limits: Limits) -> Server {
     let state = AppState::load(ServerConfig {
         index: with_index.then(|| dir.path().join("idx")),
         store: None,
+        bench_dir: Some(dir.path().to_path_buf()),
         tokens,
         write_pipeline: Some(index_config()),
         limits,
