@@ -1,5 +1,5 @@
 //! The web page, compiled into the binary (no CDN, nothing fetched at run time): the chunk
-//! visualiser and the search page, plain HTML, CSS and JavaScript.
+//! visualiser, the search page and the bench page, plain HTML, CSS and JavaScript.
 
 use crate::error::ApiError;
 use axum::extract::Path;
@@ -8,6 +8,7 @@ use axum::response::{Html, IntoResponse, Response};
 
 const INDEX_HTML: &str = include_str!("../assets/index.html");
 const APP_JS: &str = include_str!("../assets/app.js");
+const BENCH_JS: &str = include_str!("../assets/bench.js");
 const STYLE_CSS: &str = include_str!("../assets/style.css");
 
 /// `GET /`.
@@ -19,6 +20,7 @@ pub async fn index_page() -> Html<&'static str> {
 pub async fn asset(Path(name): Path<String>) -> Result<Response, ApiError> {
     let (body, ctype) = match name.as_str() {
         "app.js" => (APP_JS, "text/javascript; charset=utf-8"),
+        "bench.js" => (BENCH_JS, "text/javascript; charset=utf-8"),
         "style.css" => (STYLE_CSS, "text/css; charset=utf-8"),
         _ => return Err(ApiError::not_found(format!("no asset `{name}`"))),
     };
