@@ -137,7 +137,8 @@ fn process(pipeline: &Pipeline, input: &Input, prepared: Prepared) -> Outcome {
     )
 }
 
-fn warn(py: Python<'_>, msg: &str) -> PyResult<()> {
+/// Emit a `UserWarning`.
+pub fn warn(py: Python<'_>, msg: &str) -> PyResult<()> {
     let msg = CString::new(msg.replace('\0', " ")).unwrap_or_default();
     PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 1)
 }

@@ -54,7 +54,7 @@ fn value(key: &str, v: &Bound<'_, PyAny>) -> PyResult<Value> {
 
 /// Keyword arguments as (key, JSON value) pairs; None-valued keywords mean "default" and are
 /// left out.
-fn pairs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, Value)>> {
+pub fn pairs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, Value)>> {
     let mut pairs = Vec::new();
     if let Some(kw) = kwargs {
         for (k, v) in kw.iter() {

@@ -1,25 +1,77 @@
-//! `chunklab.Index`: an index built by `chunklab index`, searched through the pipeline's one
-//! [`Searcher`] (the index and its query model are opened once per `Index` object and shared by
-//! every query and thread).
+//! `chunklab.Index`: an index built by `chunklab index` or by `Index.create(...)` (the
+//! pipeline's one [`chunklab_pipeline::IndexBuilder`], see [`crate::building`]), searched
+//! through the pipeline's one [`Searcher`] (the index and its query model are opened once per
+//! `Index` object, reopened after a commit, and shared by every query and thread).
 
-use crate::chunker::check_exists;
-use crate::config::to_json_map;
-use crate::convert::json_to_py;
-use crate::errors::{config_error, IndexingError};
+use crate::building::{index_error, summary_dict, Building, TextDoc};
+use crate::chunker::{check_exists, warn};
+use crate::config::{pairs, to_json_map};
+use crate::convert::{json_to_py, py_to_json};
+use crate::errors::{config_error, ConfigError, IndexingError};
+use chunklab_pipeline::indexing::IndexConfig;
 use chunklab_pipeline::search::{SearchConfig, Searcher};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyAny, PyDict, PyList};
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-/// A chunklab index opened for search: `Index.open("./idx")`, then
+/// A chunklab index: `Index.open("./idx")` to search one, `Index.create("./idx",
+/// model="e5-small", lang="nl")` to build one (`add_files`, `add_text`, `commit`), then
 /// `search("query", mode="hybrid", k=10, rerank=..., filter=[...], ...)` with the options of
 /// `chunklab search` (the flags with `_` for `-`). Hits are dicts with the fields of `chunklab
 /// search --json` (`score`, `doc_id`, `source`, `text`, `start_char`, `headings`, ...).
 #[pyclass(module = "chunklab", frozen, name = "Index")]
 pub struct Index {
     path: PathBuf,
-    searcher: Arc<Searcher>,
+    fetch: bool,
+    searcher: Mutex<Option<Arc<Searcher>>>,
+    building: Option<Mutex<Building>>,
+}
+
+impl Index {
+    fn searcher(&self, py: Python<'_>) -> PyResult<Arc<Searcher>> {
+        if let Some(s) = lock(&self.searcher)?.as_ref() {
+            return Ok(s.clone());
+        }
+        let model = match &self.building {
+            Some(b) => lock(b)?.model(),
+            None => None,
+        };
+        let location = self.path.display().to_string();
+        let opened = py
+            .detach(|| {
+                let s = Searcher::open_location(&location, self.fetch)?;
+                match model {
+                    Some(m) => s.with_model(m),
+                    None => Ok(s),
+                }
+            })
+            .map_err(|e| IndexingError::new_err(format!("{}: {e:#}", self.path.display())))?;
+        let s = Arc::new(opened);
+        *lock(&self.searcher)? = Some(s.clone());
+        Ok(s)
+    }
+
+    fn building(&self) -> PyResult<&Mutex<Building>> {
+        self.building.as_ref().ok_or_else(|| {
+            IndexingError::new_err(format!(
+                "{}: opened for search; write with Index.create(...)",
+                self.path.display()
+            ))
+        })
+    }
+
+    fn location(&self) -> String {
+        self.path.display().to_string()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> PyResult<MutexGuard<'_, T>> {
+    m.lock().map_err(|_| {
+        IndexingError::new_err("the index object is unusable after a crash in another thread")
+    })
 }
 
 #[pymethods]
@@ -34,8 +86,193 @@ impl Index {
             .map_err(|e| IndexingError::new_err(format!("{}: {e:#}", path.display())))?;
         Ok(Index {
             path,
-            searcher: Arc::new(searcher),
+            fetch,
+            searcher: Mutex::new(Some(Arc::new(searcher))),
+            building: None,
         })
+    }
+
+    /// Create an index at `path` (a directory, created when missing, or a `postgres://` URL),
+    /// or open one to add to (it must have been built with the same settings unless
+    /// `rebuild`). `model`: the embedding model (default minilm); `lang`: the analyzer and
+    /// sentence language (en, nl, auto); `acl`: `["GLOB=GROUP", ...]`, `meta`:
+    /// `["GLOB=FIELD:VALUE", ...]` as `chunklab index --acl/--meta`; `commit_every`: documents
+    /// per commit of `add_files`. The chunking options are given to `add_files`/`add_text`;
+    /// the writer (and its lock) is opened on the first document.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, model=None, lang=None, fetch=false, rebuild=false, commit_every=32, acl=None, meta=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn create(
+        path: PathBuf,
+        model: Option<String>,
+        lang: Option<String>,
+        fetch: bool,
+        rebuild: bool,
+        commit_every: usize,
+        acl: Option<Vec<String>>,
+        meta: Option<Vec<String>>,
+    ) -> PyResult<Index> {
+        if commit_every == 0 {
+            return Err(config_error("commit_every", "must be at least 1"));
+        }
+        let mut base = Vec::new();
+        if let Some(m) = model {
+            base.push(("model".to_string(), Value::String(m)));
+        }
+        if let Some(l) = lang {
+            base.push(("lang".to_string(), Value::String(l)));
+        }
+        if fetch {
+            base.push(("fetch".to_string(), Value::Bool(true)));
+        }
+        // Check the fixed keywords now (a bad model name or language fails here).
+        crate::config::from_pairs(base.clone())?;
+        let cfg = IndexConfig {
+            rebuild,
+            commit_every,
+            acl: acl.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+        };
+        let location = path.display().to_string();
+        Ok(Index {
+            path,
+            fetch,
+            searcher: Mutex::new(None),
+            building: Some(Mutex::new(Building::new(location, base, cfg))),
+        })
+    }
+
+    /// Chunk, embed and index files and directories (walked as `chunk_files` walks them),
+    /// incrementally: unchanged files are skipped, changed ones re-indexed; with
+    /// `remove_missing` documents not found under `paths` are removed. Takes the chunking
+    /// keyword arguments of `chunklab.chunk` (one index holds one configuration). Commits
+    /// every `commit_every` documents; the GIL is released. Returns a dict (added, updated,
+    /// removed, unchanged, skipped, chunks, embedded, truncated); files that cannot be read or
+    /// parsed raise `ParseError` naming them after the others were indexed.
+    #[pyo3(signature = (paths, *, remove_missing=false, **config))]
+    fn add_files<'py>(
+        &self,
+        py: Python<'py>,
+        paths: &Bound<'py, PyAny>,
+        remove_missing: bool,
+        config: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let paths = crate::convert::paths(paths)?;
+        let building = self.building()?;
+        let pipeline = lock(building)?.pipeline(py, pairs(config)?)?;
+        let out = py
+            .detach(|| {
+                let mut b = building.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
+                b.add_files(pipeline, &paths, remove_missing)
+            })
+            .map_err(|e| index_error(&self.location(), e))?;
+        *lock(&self.searcher)? = None;
+        for w in &out.warnings {
+            warn(py, w)?;
+        }
+        summary_dict(py, &out.value)
+    }
+
+    /// Chunk, embed and add one document given as text (parsed as the file `source` would be,
+    /// else as `doc_id`: its extension picks the parser), with access groups `acl` and
+    /// metadata fields `metadata` (strings; searched with `filter=["field=value"]`). Replaces
+    /// a document with this id; durable after `commit()`. Takes the chunking keyword arguments
+    /// of `chunklab.chunk`. Returns the chunks written (0 when the same text was indexed
+    /// already).
+    #[pyo3(signature = (doc_id, text, *, source=None, acl=None, metadata=None, **config))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_text<'py>(
+        &self,
+        py: Python<'py>,
+        doc_id: String,
+        text: String,
+        source: Option<PathBuf>,
+        acl: Option<Vec<String>>,
+        metadata: Option<&Bound<'py, PyDict>>,
+        config: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<usize> {
+        let mut fields = BTreeMap::new();
+        if let Some(m) = metadata {
+            for (k, v) in m.iter() {
+                let key: String = k.extract()?;
+                let value = match py_to_json(&v) {
+                    Ok(Value::String(s)) => s,
+                    Ok(Value::Number(n)) => n.to_string(),
+                    Ok(Value::Bool(b)) => b.to_string(),
+                    _ => {
+                        return Err(ConfigError::new_err(format!(
+                            "metadata: the value of `{key}` must be a string, number or bool"
+                        )))
+                    }
+                };
+                fields.insert(key, value);
+            }
+        }
+        let doc = TextDoc {
+            doc_id,
+            text,
+            source: source.map(|p| p.to_string_lossy().into_owned()),
+            acl: acl.unwrap_or_default(),
+            fields,
+        };
+        let building = self.building()?;
+        let pipeline = lock(building)?.pipeline(py, pairs(config)?)?;
+        let out = py
+            .detach(|| {
+                let mut b = building.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
+                b.add_text(pipeline, &doc)
+            })
+            .map_err(|e| index_error(&self.location(), e))?;
+        for w in &out.warnings {
+            warn(py, w)?;
+        }
+        Ok(out.value)
+    }
+
+    /// Make everything added so far durable and searchable (whole documents or nothing).
+    fn commit(&self, py: Python<'_>) -> PyResult<()> {
+        let building = self.building()?;
+        let done = py
+            .detach(|| {
+                let mut b = building.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
+                b.commit()
+            })
+            .map_err(|e| index_error(&self.location(), e))?;
+        if !done {
+            return Err(IndexingError::new_err(format!(
+                "{}: nothing to commit: add documents first (add_files, add_text)",
+                self.path.display()
+            )));
+        }
+        *lock(&self.searcher)? = None;
+        Ok(())
+    }
+
+    /// Commit and release the index's writer lock (another writer may open it); the object
+    /// still searches, and a later `add_*` opens the writer again. Returns (documents, chunks)
+    /// in the index, or None when nothing was added.
+    fn close(&self, py: Python<'_>) -> PyResult<Option<(usize, usize)>> {
+        let Some(building) = &self.building else {
+            return Ok(None);
+        };
+        let counts = py
+            .detach(|| {
+                let mut b = building.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
+                b.close()
+            })
+            .map_err(|e| index_error(&self.location(), e))?;
+        *lock(&self.searcher)? = None;
+        Ok(counts)
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
     }
 
     /// Search (GIL released). `acl`: only documents whose access groups include one of these.
@@ -67,7 +304,7 @@ impl Index {
         if let Err(e) = cfg.validate() {
             return Err(config_error(e.param, &e.message));
         }
-        let searcher = self.searcher.clone();
+        let searcher = self.searcher(py)?;
         let hits = py
             .detach(|| searcher.search(&query, &cfg, acl.as_deref()))
             .map_err(|e| IndexingError::new_err(format!("{}: {e:#}", self.path.display())))?;
@@ -84,7 +321,7 @@ impl Index {
     /// The index's settings (chunker, unit, model, ...) as a dict.
     #[getter]
     fn settings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let v = serde_json::to_value(self.searcher.store().settings()).unwrap_or_default();
+        let v = serde_json::to_value(self.searcher(py)?.store().settings()).unwrap_or_default();
         json_to_py(py, &v)
     }
 

@@ -12,11 +12,13 @@
 #![warn(missing_docs)]
 
 mod bench;
+mod building;
 mod chunker;
 mod chunks;
 mod config;
 mod convert;
 mod document;
+mod embed;
 mod errors;
 mod index;
 
@@ -78,6 +80,7 @@ fn _chunklab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(strategies, m)?)?;
     m.add_function(wrap_pyfunction!(config_keys, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench, m)?)?;
+    m.add_function(wrap_pyfunction!(embed::embed, m)?)?;
     m.add_class::<Chunker>()?;
     m.add_class::<chunks::Chunk>()?;
     m.add_class::<document::Document>()?;

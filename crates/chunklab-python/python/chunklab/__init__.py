@@ -10,6 +10,10 @@ with ``_`` for ``-`` and with the same defaults (``help(chunklab.chunk)`` lists 
 exceptions: :class:`ConfigError` (a ``ValueError``) for a bad parameter, :class:`ParseError` for
 a file that cannot be read or parsed, ``OSError`` for a missing path.
 
+Indexes: ``Index.create(path, model=..., lang=...)`` builds one (``add_files``, ``add_text``,
+``commit``) with the pipeline ``chunklab index`` uses, ``Index.open(path)`` opens one, and
+``search`` answers queries like ``chunklab search``; ``embed(texts, model=...)`` gives vectors.
+
 Integrations (optional imports): :mod:`chunklab.langchain` (``ChunklabTextSplitter``, a real
 ``langchain_text_splitters.TextSplitter``) and :mod:`chunklab.llama_index`
 (``ChunklabNodeParser``, a real ``llama_index.core`` ``NodeParser``).
@@ -33,6 +37,7 @@ from ._chunklab import (
     __version__,
     bench,
     config_keys,
+    embed,
     strategies,
 )
 from ._chunklab import parse as _parse
@@ -42,6 +47,7 @@ __all__ = [
     "chunk_files",
     "parse",
     "bench",
+    "embed",
     "strategies",
     "config_keys",
     "Chunk",

@@ -73,6 +73,12 @@ class Chunk:
     @property
     def embedding(self) -> Optional[List[float]]: ...
     @property
+    def ocr(self) -> bool:
+        """Whether the chunk's text was read by OCR."""
+    @property
+    def ocr_confidence(self) -> Optional[float]:
+        """Mean OCR confidence (0-100, rounded to 0.1) of the chunk's OCR'd pages."""
+    @property
     def content(self) -> str:
         """What is embedded: context + prefix + text."""
     @property
@@ -128,16 +134,54 @@ def strategies() -> List[Dict[str, Any]]: ...
 def config_keys() -> List[str]: ...
 
 class Index:
-    """A chunklab index opened for search."""
+    """A chunklab index: Index.open(path) to search one, Index.create(path, ...) to build one."""
 
     @staticmethod
     def open(path: _Path, *, fetch: bool = False) -> "Index": ...
+    @staticmethod
+    def create(
+        path: _Path,
+        *,
+        model: Optional[str] = None,
+        lang: Optional[str] = None,
+        fetch: bool = False,
+        rebuild: bool = False,
+        commit_every: int = 32,
+        acl: Optional[List[str]] = None,
+        meta: Optional[List[str]] = None,
+    ) -> "Index":
+        """An index to write at `path` (directory or postgres:// URL); model default minilm."""
+    def add_files(
+        self, paths: Union[_Path, Iterable[_Path]], *, remove_missing: bool = False, **config: Any
+    ) -> Dict[str, int]:
+        """Chunk (keyword arguments of chunk), embed and index files; incremental; a summary."""
+    def add_text(
+        self,
+        doc_id: str,
+        text: str,
+        *,
+        source: Optional[_Path] = None,
+        acl: Optional[List[str]] = None,
+        metadata: Optional[Dict[str, Union[str, int, float, bool]]] = None,
+        **config: Any,
+    ) -> int:
+        """Chunk, embed and add one text; the chunks written (durable after commit())."""
+    def commit(self) -> None: ...
+    def close(self) -> Optional[Tuple[int, int]]:
+        """Commit and release the writer lock; (documents, chunks) in the index."""
+    def __enter__(self) -> "Index": ...
+    def __exit__(self, *args: Any) -> bool: ...
     def search(
         self, query: str, *, acl: Optional[List[str]] = None, **options: Any
     ) -> List[Dict[str, Any]]:
         """Hits as dicts (score, chunk_id, doc_id, source, text, headings, start_char, ...)."""
     @property
     def settings(self) -> Dict[str, Any]: ...
+
+def embed(
+    texts: List[str], *, model: str = "minilm", query: bool = False, fetch: bool = False
+) -> List[List[float]]:
+    """One vector per text from the library's embedding model (query: add the query prefix)."""
 
 def bench(**request: Any) -> Dict[str, Any]:
     """Run the lab's benchmark (the keys of `chunklab bench`); rows, notes, seconds."""

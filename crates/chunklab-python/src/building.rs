@@ -1,0 +1,207 @@
+//! Building an index from Python (`chunklab.Index.create(...).add_files(...)`) over the
+//! pipeline's one [`IndexBuilder`]: this file only merges the keyword arguments of `create` and
+//! of each call into the pipeline configuration, opens the builder on first use (the chunking
+//! configuration is known only then) and maps its results and errors onto Python values.
+
+use crate::chunker::pipeline_for;
+use crate::config::from_pairs;
+use crate::errors::{config_error, pipeline_error, IndexingError, ParseError};
+use chunklab_pipeline::indexing::{AddSummary, IndexBuilder, IndexConfig, Progress};
+use chunklab_pipeline::Pipeline;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// An index being written: where, the keyword arguments `create` fixed (model, lang, fetch),
+/// how it is written, and the builder once the first document came.
+pub struct Building {
+    location: String,
+    base: Vec<(String, Value)>,
+    cfg: IndexConfig,
+    builder: Option<IndexBuilder>,
+}
+
+/// What one call did, without Python objects: the summary, warning lines, and (for files)
+/// the documents that failed.
+pub struct Outcome<T> {
+    pub value: T,
+    pub warnings: Vec<String>,
+}
+
+impl Building {
+    /// An index to be written at `location` with `base` keyword arguments.
+    pub fn new(location: String, base: Vec<(String, Value)>, cfg: IndexConfig) -> Building {
+        Building {
+            location,
+            base,
+            cfg,
+            builder: None,
+        }
+    }
+
+    /// The pipeline of a call: its keyword arguments over those of `create`. A keyword `create`
+    /// fixed (model, lang, fetch) may be repeated only with the same value.
+    pub fn pipeline(&self, py: Python<'_>, call: Vec<(String, Value)>) -> PyResult<Arc<Pipeline>> {
+        let mut merged = self.base.clone();
+        for (k, v) in call {
+            match merged.iter().find(|(b, _)| *b == k) {
+                Some((_, old)) if *old != v => {
+                    return Err(config_error(
+                        &k,
+                        &format!("the index was created with {k}={old}; this call gives {v}"),
+                    ))
+                }
+                Some(_) => {}
+                None => merged.push((k, v)),
+            }
+        }
+        pipeline_for(py, from_pairs(merged)?)
+    }
+
+    /// The builder, opened with `pipeline` on first use, else switched to it (refused when
+    /// the settings differ from the index's). Call without the GIL: it may load a model.
+    fn builder(&mut self, pipeline: Arc<Pipeline>) -> anyhow::Result<&mut IndexBuilder> {
+        match &mut self.builder {
+            Some(b) => {
+                if !Arc::ptr_eq(b.pipeline(), &pipeline) {
+                    b.set_pipeline(pipeline)?;
+                }
+            }
+            None => {
+                self.builder = Some(IndexBuilder::create(&self.location, pipeline, &self.cfg)?);
+            }
+        }
+        Ok(self.builder.as_mut().expect("opened above"))
+    }
+
+    /// Index files and directories (no GIL).
+    pub fn add_files(
+        &mut self,
+        pipeline: Arc<Pipeline>,
+        paths: &[String],
+        remove_missing: bool,
+    ) -> anyhow::Result<Outcome<AddSummary>> {
+        let b = self.builder(pipeline)?;
+        let mut warnings: Vec<String> = b.notes().to_vec();
+        let s = b.add_files(paths, remove_missing, &mut |p| {
+            if let Progress::Message(m) = p {
+                if let Some(w) = m.strip_prefix("warning: ") {
+                    warnings.push(w.to_string());
+                }
+            }
+        })?;
+        let (spec, model) = b.model();
+        warnings.extend(s.truncation_warning(spec, model.token_capacity()));
+        Ok(Outcome { value: s, warnings })
+    }
+
+    /// Index one text (no GIL); the chunks written.
+    pub fn add_text(
+        &mut self,
+        pipeline: Arc<Pipeline>,
+        doc: &TextDoc,
+    ) -> anyhow::Result<Outcome<usize>> {
+        let b = self.builder(pipeline)?;
+        let warnings = b.notes().to_vec();
+        let n = b.add_text(
+            &doc.doc_id,
+            &doc.text,
+            doc.source.as_deref(),
+            &doc.acl,
+            &doc.fields,
+        )?;
+        Ok(Outcome { value: n, warnings })
+    }
+
+    /// Commit what was added; `false` when nothing was ever added (no builder).
+    pub fn commit(&mut self) -> anyhow::Result<bool> {
+        match &mut self.builder {
+            Some(b) => b.commit().map(|_| true),
+            None => Ok(false),
+        }
+    }
+
+    /// Commit and release the writer lock: (documents, chunks) in the index.
+    pub fn close(&mut self) -> anyhow::Result<Option<(usize, usize)>> {
+        self.builder.take().map(IndexBuilder::finish).transpose()
+    }
+
+    /// The loaded embedding model, to reuse as the query model.
+    pub fn model(&self) -> Option<Arc<dyn chunklab_embed::Embedder>> {
+        self.builder.as_ref().map(|b| b.model().1.clone())
+    }
+}
+
+/// One document given as text.
+pub struct TextDoc {
+    pub doc_id: String,
+    pub text: String,
+    pub source: Option<String>,
+    pub acl: Vec<String>,
+    pub fields: BTreeMap<String, String>,
+}
+
+/// A builder error as a Python exception: a bad `acl`/`meta`/`doc_id`/`metadata` or other
+/// parameter is a `ConfigError` naming it; anything else (the store, the model, a lock) an
+/// `IndexingError` naming the index.
+pub fn index_error(location: &str, e: anyhow::Error) -> PyErr {
+    let msg = format!("{e:#}");
+    let params = [
+        "acl ",
+        "meta ",
+        "doc_id:",
+        "metadata",
+        "model ",
+        "index location",
+    ];
+    if params.iter().any(|p| msg.starts_with(p))
+        || msg.contains("one index takes one configuration")
+    {
+        return crate::errors::ConfigError::new_err(msg);
+    }
+    if e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+    }) {
+        return crate::errors::read_error(e);
+    }
+    if e.chain()
+        .any(|c| c.downcast_ref::<chunklab_core::Error>().is_some())
+    {
+        return pipeline_error(e);
+    }
+    if msg.starts_with(location) {
+        IndexingError::new_err(msg)
+    } else {
+        IndexingError::new_err(format!("{location}: {msg}"))
+    }
+}
+
+/// The summary of an `add_files` call as a dict; documents that failed raise a
+/// [`ParseError`] naming them (the others are indexed and committed).
+pub fn summary_dict<'py>(py: Python<'py>, s: &AddSummary) -> PyResult<Bound<'py, PyDict>> {
+    if !s.errors.is_empty() {
+        return Err(ParseError::new_err(format!(
+            "{} document(s) could not be indexed (the {} others are, and committed): {}",
+            s.failed,
+            s.added + s.updated + s.unchanged,
+            s.errors.join("; ")
+        )));
+    }
+    let d = PyDict::new(py);
+    for (k, v) in [
+        ("added", s.added),
+        ("updated", s.updated),
+        ("removed", s.removed),
+        ("unchanged", s.unchanged),
+        ("skipped", s.skipped),
+        ("chunks", s.chunks),
+        ("embedded", s.embedded),
+        ("truncated", s.truncated),
+    ] {
+        d.set_item(k, v)?;
+    }
+    Ok(d)
+}

@@ -1,0 +1,179 @@
+"""chunklab.Index.create builds an index through the pipeline's one IndexBuilder (the code
+`chunklab index` runs): the same chunks and hits as the CLI for the same options, incremental
+re-runs, texts with access groups and metadata, one configuration per index, clear errors; and
+chunklab.embed gives `chunklab embed`'s vectors. The real MiniLM model, as the CLI tests use."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import threading
+import time
+
+import pytest
+
+import chunklab
+
+from conftest import _cli_bin
+
+OPTS = {"strategy": "sentence", "size": 300, "unit": "chars"}
+
+
+@pytest.fixture(scope="module")
+def parkeren(documents):
+    return documents / "nl_verordening_parkeren.txt"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, parkeren):
+    """The same file indexed by Python and by `chunklab index`."""
+    d = tmp_path_factory.mktemp("build")
+    py_idx = chunklab.Index.create(d / "py", model="minilm", lang="nl")
+    summary = py_idx.add_files([parkeren], **OPTS)
+    py_idx.commit()
+    subprocess.run(
+        [str(_cli_bin()), "index", "-q", "--index", str(d / "cli"), "--model", "minilm",
+         "--lang", "nl", "--strategy", "sentence", "--size", "300", "--unit", "chars",
+         str(parkeren)],
+        check=True, capture_output=True,
+    )
+    return d, py_idx, summary
+
+
+def test_created_index_searches_like_the_cli_built_one(built):
+    d, py_idx, summary = built
+    assert summary["added"] == 1 and summary["chunks"] > 5, summary
+    assert summary["embedded"] == summary["chunks"]
+    cli_idx = chunklab.Index.open(d / "cli")
+    assert py_idx.settings == cli_idx.settings
+    assert py_idx.settings["model"] == "minilm" and py_idx.settings["lang"] == "nl"
+    q = "hoe lang is een parkeervergunning geldig?"
+    for mode in ["bm25", "dense", "hybrid"]:
+        got = py_idx.search(q, mode=mode, k=4)
+        want = cli_idx.search(q, mode=mode, k=4)
+        assert got and [h["chunk_id"] for h in got] == [h["chunk_id"] for h in want], mode
+        for g, w in zip(got, want):
+            assert g["text"] == w["text"]
+            assert math.isclose(g["score"], w["score"], rel_tol=1e-5, abs_tol=1e-6)
+
+
+def test_add_files_is_incremental_and_one_configuration_per_index(built, parkeren):
+    _, py_idx, _ = built
+    again = py_idx.add_files([parkeren], **OPTS)
+    assert (again["added"], again["updated"], again["unchanged"], again["embedded"]) == (0, 0, 1, 0)
+    with pytest.raises(chunklab.ConfigError, match="size=200"):
+        py_idx.add_files([parkeren], strategy="sentence", size=200, unit="chars")
+    with pytest.raises(chunklab.ConfigError, match="model"):
+        py_idx.add_files([parkeren], model="e5-small", **OPTS)
+
+
+def test_add_text_with_groups_and_metadata(tmp_path):
+    path = tmp_path / "idx"
+    text = "De zeehondencrèche in Pieterburen krijgt een nieuwe subsidie van de provincie."
+    with chunklab.Index.create(path) as idx:
+        n = idx.add_text("notitie-1", text, acl=["team-a"], metadata={"type": "notitie"},
+                         strategy="recursive", size=400)
+        assert n == 1
+        idx.add_text("notitie-2", "Het college bespreekt de begroting voor wegen en fietspaden.",
+                     metadata={"type": "memo"}, strategy="recursive", size=400)
+        # Not durable before commit: another reader sees nothing yet.
+        assert chunklab.Index.open(path).search("zeehondencrèche", mode="bm25") == []
+        idx.commit()
+        hits = idx.search("subsidie zeehonden", k=1, acl=["team-a"])
+        assert hits[0]["doc_id"] == "notitie-1" and hits[0]["text"] == text
+        assert idx.search("subsidie zeehonden", k=5, acl=["team-b"]) == []
+        memo = idx.search("subsidie zeehonden", k=5, filter=["type=memo"])
+        assert [h["doc_id"] for h in memo] == ["notitie-2"]
+        # The same text again is left alone.
+        assert idx.add_text("notitie-1", text, acl=["team-a"], metadata={"type": "notitie"},
+                            strategy="recursive", size=400) == 0
+    # Closed: the lock is free, another writer adds to the same index.
+    other = chunklab.Index.create(path)
+    other.add_text("notitie-3", "Een derde notitie over parkeren.", strategy="recursive", size=400)
+    assert other.close() == (3, 3)
+    assert {h["doc_id"] for h in chunklab.Index.open(path).search("notitie", mode="bm25")} >= {"notitie-3"}
+
+
+def test_index_build_errors(tmp_path, documents):
+    with pytest.raises(chunklab.ConfigError, match="acl"):
+        chunklab.Index.create(tmp_path / "a", acl=["no-equals"]).add_text("x", "tekst")
+    with pytest.raises(chunklab.ConfigError, match="built-in"):
+        chunklab.Index.create(tmp_path / "b", meta=["**=source:x"]).add_text("x", "tekst")
+    with pytest.raises(chunklab.ConfigError, match="nope"):
+        chunklab.Index.create(tmp_path / "c", model="nope").add_text("x", "tekst")
+    with pytest.raises(chunklab.ConfigError, match="lang"):
+        chunklab.Index.create(tmp_path / "d", lang="klingon")
+    idx = chunklab.Index.create(tmp_path / "e")
+    with pytest.raises(chunklab.IndexingError, match="nothing to commit"):
+        idx.commit()
+    with pytest.raises(FileNotFoundError, match="missing.txt"):
+        idx.add_files([tmp_path / "missing.txt"])
+    with pytest.raises(chunklab.ConfigError, match="doc_id"):
+        idx.add_text("", "tekst")
+    with pytest.raises(chunklab.ConfigError, match="metadata"):
+        idx.add_text("x", "tekst", metadata={"source": "y"})
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        idx.add_files([documents], colour="red")
+    bad = tmp_path / "bad.pdf"
+    bad.write_bytes(b"%PDF-1.7 this is not a pdf")
+    with pytest.raises(chunklab.ParseError, match="bad.pdf"):
+        idx.add_files([bad, documents / "nl_verordening_parkeren.txt"])
+    idx.commit()  # the good file was indexed and committed beside the bad one
+    assert chunklab.Index.open(tmp_path / "e").search("vergunninggebied", mode="bm25", k=1)
+    with pytest.raises(chunklab.IndexingError, match="opened for search"):
+        chunklab.Index.open(tmp_path / "e").add_text("y", "tekst")
+
+
+def test_add_files_releases_the_gil(tmp_path, documents):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in ["nl_verordening_parkeren.txt", "SOURCE.md"]:
+        (corpus / name).write_bytes((documents / name).read_bytes())
+    idx = chunklab.Index.create(tmp_path / "gil")
+    done = threading.Event()
+    errors = []
+
+    def work():
+        try:
+            idx.add_files([corpus], strategy="recursive", size=300)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+        finally:
+            done.set()
+
+    t = threading.Thread(target=work)
+    ticks = 0
+    start = time.perf_counter()
+    t.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    t.join()
+    took = time.perf_counter() - start
+    assert not errors, errors
+    # With the GIL held for the whole call, this thread could not have ticked on.
+    assert took < 0.05 or ticks > 10, (ticks, took)
+
+
+def _cli_embed(*args):
+    out = subprocess.run([str(_cli_bin()), "embed", "--json", *args], check=True,
+                         capture_output=True).stdout.decode()
+    return [json.loads(line)["embedding"] for line in out.splitlines()]
+
+
+def test_embed_equals_the_cli():
+    texts = ["Welke moties over windenergie zijn aangenomen?", "parkeren in de binnenstad"]
+    got = chunklab.embed(texts, model="minilm")
+    want = _cli_embed("--model", "minilm", *texts)
+    assert len(got) == 2 and len(got[0]) == 384
+    for g, w in zip(got, want):
+        assert all(math.isclose(a, b, abs_tol=1e-6) for a, b in zip(g, w))
+    q = chunklab.embed(texts[:1], model="e5-small", query=True)[0]
+    p = chunklab.embed(texts[:1], model="e5-small")[0]
+    assert q != p  # e5's query: / passage: prefixes
+    want_q = _cli_embed("--model", "e5-small", "--query", texts[0])[0]
+    assert all(math.isclose(a, b, abs_tol=1e-6) for a, b in zip(q, want_q))
+    assert chunklab.embed([], model="minilm") == []
+    with pytest.raises(ValueError, match="nope"):
+        chunklab.embed(["x"], model="nope")
