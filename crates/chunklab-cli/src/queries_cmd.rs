@@ -5,7 +5,6 @@
 
 use crate::args::LlmArgs;
 use anyhow::{Context as _, Result};
-use chunklab_pipeline::input::{self, Decoding, Filters};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -36,37 +35,23 @@ pub struct GenerateArgs {
 
 pub fn run(cmd: QueriesCmd) -> Result<ExitCode> {
     let QueriesCmd::Generate(a) = cmd;
-    let llm = chunklab_pipeline::open_llm(&a.llm.config(), a.fetch)?.context(
-        "queries generate needs --llm (local:smollm2, openai:BASE_URL#MODEL or anthropic:MODEL)",
+    let g = chunklab_pipeline::queries::generate_queries(&a.paths, &a.llm.config(), a.fetch, a.n)
+        .map_err(
+        |e| match e.to_string().strip_prefix("queries generate needs an llm") {
+            Some(rest) => anyhow::anyhow!("queries generate needs --llm{rest}"),
+            None => e,
+        },
     )?;
-    let inputs = input::collect(&a.paths, &Filters::new(&[], &[])?)?;
-    let decoding = Decoding::new(None, false)?;
-    let mut docs = Vec::new();
-    for inp in &inputs {
-        let raw = match input::read(inp) {
-            Ok(r) => r,
-            Err(_) => {
-                eprintln!("warning: {}: skipped (unreadable or binary)", inp.source());
-                continue;
-            }
-        };
-        match input::decode(&inp.source(), raw, &decoding) {
-            Ok(t) => docs.push((inp.doc_id().to_string(), t.as_str().to_string())),
-            Err(_) => eprintln!("warning: {}: skipped (not text)", inp.source()),
-        }
+    for w in &g.warnings {
+        eprintln!("warning: {w}");
     }
-    let (queries, stats) = chunklab_llm::queries::generate(llm.as_ref(), &docs, a.n)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for q in &queries {
+    for q in &g.queries {
         writeln!(out, "{}", q.to_json()).context("cannot write output")?;
     }
     out.flush().context("cannot write output")?;
-    eprintln!(
-        "queries: {stats}; {}: {}",
-        chunklab_llm::full_name(llm.as_ref()),
-        llm.usage()
-    );
-    if let Some(why) = stats.failure() {
+    eprintln!("queries: {}; {}", g.stats, g.usage);
+    if let Some(why) = g.failure() {
         anyhow::bail!("queries generate: {why}");
     }
     Ok(ExitCode::SUCCESS)

@@ -21,12 +21,14 @@
 //! println!("{summary:?}: {docs} documents, {chunks} chunks");
 //! ```
 
+mod rules;
+
 use crate::{index_document, Input, Pipeline, Prepared, Skip};
 use anyhow::{anyhow, bail, Context as _, Result};
 use chunklab_embed::{Embedder, Role};
 use chunklab_index::{IndexWriter, NewDocument, Settings, StoreWriter};
-use globset::{Glob, GlobMatcher};
 use rayon::prelude::*;
+use rules::{check_field, rules, Rule};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
@@ -122,45 +124,6 @@ pub struct AddSummary {
     pub truncated: usize,
     /// The failed documents' errors, `FILE: problem`.
     pub errors: Vec<String>,
-}
-
-/// A glob over document ids / paths with what it assigns.
-struct Rule<T> {
-    glob: GlobMatcher,
-    value: T,
-}
-
-fn rules<T>(
-    specs: &[String],
-    param: &str,
-    parse: impl Fn(&str) -> Option<T>,
-) -> Result<Vec<Rule<T>>> {
-    specs
-        .iter()
-        .map(|s| {
-            let (glob, value) = s
-                .rsplit_once('=')
-                .filter(|(g, v)| !g.is_empty() && !v.is_empty())
-                .with_context(|| format!("{param} `{s}` is not GLOB=VALUE"))?;
-            let value =
-                parse(value).with_context(|| format!("{param} `{s}`: bad value `{value}`"))?;
-            let glob = Glob::new(glob)
-                .with_context(|| format!("{param} `{s}`: invalid glob"))?
-                .compile_matcher();
-            Ok(Rule { glob, value })
-        })
-        .collect()
-}
-
-/// A metadata field name a document may carry (not a built-in filter field, not empty).
-fn check_field(name: &str, param: &str) -> Result<()> {
-    if name.is_empty() {
-        bail!("{param}: a metadata field needs a name");
-    }
-    if chunklab_index::filter::BUILTIN_FIELDS.contains(&name) {
-        bail!("{param} field `{name}` is a built-in filter field; choose another name");
-    }
-    Ok(())
 }
 
 /// An input with its content hash and size, or why it could not be read.
@@ -457,20 +420,7 @@ impl IndexBuilder {
 
     /// The access groups and metadata fields the `acl` / `meta` rules give a document.
     fn assigned(&self, doc_id: &str, path: &Path) -> (Vec<String>, BTreeMap<String, String>) {
-        let matches = |g: &GlobMatcher| g.is_match(doc_id) || g.is_match(path);
-        let acl = self
-            .acl
-            .iter()
-            .filter(|r| matches(&r.glob))
-            .map(|r| r.value.clone())
-            .collect();
-        let fields = self
-            .meta
-            .iter()
-            .filter(|r| matches(&r.glob))
-            .map(|r| r.value.clone())
-            .collect();
-        (acl, fields)
+        rules::assigned(&self.acl, &self.meta, doc_id, path)
     }
 
     /// Embed the chunks of `docs` in one call (the model batches by length across documents)

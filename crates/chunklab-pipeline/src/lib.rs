@@ -33,6 +33,7 @@ pub mod context;
 pub mod indexing;
 pub mod input;
 mod late;
+pub mod queries;
 pub mod reading;
 pub mod search;
 

@@ -21,6 +21,7 @@ mod document;
 mod embed;
 mod errors;
 mod index;
+mod queries;
 
 use chunker::{chunk_paths, chunk_text, pipeline_for, Chunker};
 use pyo3::prelude::*;
@@ -81,6 +82,7 @@ fn _chunklab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config_keys, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench, m)?)?;
     m.add_function(wrap_pyfunction!(embed::embed, m)?)?;
+    m.add_function(wrap_pyfunction!(queries::queries_generate, m)?)?;
     m.add_class::<Chunker>()?;
     m.add_class::<chunks::Chunk>()?;
     m.add_class::<document::Document>()?;

@@ -38,6 +38,7 @@ from ._chunklab import (
     bench,
     config_keys,
     embed,
+    queries_generate,
     strategies,
 )
 from ._chunklab import parse as _parse
@@ -48,6 +49,7 @@ __all__ = [
     "parse",
     "bench",
     "embed",
+    "queries_generate",
     "strategies",
     "config_keys",
     "Chunk",

@@ -183,5 +183,16 @@ def embed(
 ) -> List[List[float]]:
     """One vector per text from the library's embedding model (query: add the query prefix)."""
 
+def queries_generate(
+    paths: Union[_Path, Iterable[_Path]],
+    *,
+    llm: str,
+    n: int = 100,
+    fetch: bool = False,
+    llm_no_cache: bool = False,
+    llm_concurrency: int = 4,
+) -> List[Dict[str, Any]]:
+    """Synthetic queries (id, query, relevant_docs, relevant_spans) as `chunklab queries generate`."""
+
 def bench(**request: Any) -> Dict[str, Any]:
     """Run the lab's benchmark (the keys of `chunklab bench`); rows, notes, seconds."""
