@@ -9,12 +9,37 @@ use crate::error::{Error, Result};
 use crate::reranker::{check_query, Reranker};
 use crate::{Embedder, Role, TokenVectors};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// Normalized token vectors of passages by the BLAKE3 of their text.
-type PassageRows = HashMap<[u8; 32], Arc<Vec<f32>>>;
+/// Normalized token vectors of passages by the BLAKE3 of their text, evicted oldest first
+/// once they hold more than `limit` bytes.
+#[derive(Debug, Default)]
+struct PassageRows {
+    rows: HashMap<[u8; 32], Arc<Vec<f32>>>,
+    order: VecDeque<[u8; 32]>,
+    bytes: usize,
+    limit: usize,
+}
+
+impl PassageRows {
+    fn insert(&mut self, key: [u8; 32], rows: Arc<Vec<f32>>) {
+        let size = rows.len() * std::mem::size_of::<f32>();
+        if self.rows.insert(key, rows).is_none() {
+            self.order.push_back(key);
+            self.bytes += size;
+        }
+        while self.bytes > self.limit {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(r) = self.rows.remove(&old) {
+                self.bytes -= r.len() * std::mem::size_of::<f32>();
+            }
+        }
+    }
+}
 
 /// Late-interaction (ColBERT-style) scoring over an [`Embedder`]'s token vectors.
 ///
@@ -59,8 +84,19 @@ impl MaxSim {
     /// Keep every passage's token vectors in memory, keyed by its text, so a passage is run
     /// through the model once however many queries rerank it (benchmarks over one collection).
     /// Memory grows with the passages seen: `tokens × dim × 4` bytes.
-    pub fn with_passage_cache(mut self) -> Self {
-        self.cache = Some(Mutex::new(HashMap::new()));
+    pub fn with_passage_cache(self) -> Self {
+        self.with_passage_cache_limit(usize::MAX)
+    }
+
+    /// [`MaxSim::with_passage_cache`] holding at most `max_bytes` of token vectors, the
+    /// oldest passages evicted first: for a long-lived searcher (the server, a Python
+    /// `Index`), where a candidate seen by an earlier query costs nothing again. A passage is
+    /// about `tokens × dim × 4` bytes (250 MiniLM tokens: 375 KiB).
+    pub fn with_passage_cache_limit(mut self, max_bytes: usize) -> Self {
+        self.cache = Some(Mutex::new(PassageRows {
+            limit: max_bytes,
+            ..PassageRows::default()
+        }));
         self
     }
 
@@ -74,23 +110,30 @@ impl MaxSim {
             .iter()
             .map(|p| *blake3::hash(p.as_bytes()).as_bytes())
             .collect();
-        let mut missing: Vec<usize> = {
+        // Rows found in the cache now (they may be evicted by the insertions below).
+        let mut found: HashMap<[u8; 32], Arc<Vec<f32>>> = {
             let c = cache.lock().unwrap_or_else(|e| e.into_inner());
-            (0..passages.len())
-                .filter(|&i| !c.contains_key(&keys[i]))
+            keys.iter()
+                .filter_map(|k| c.rows.get(k).map(|r| (*k, r.clone())))
                 .collect()
         };
-        missing.dedup_by_key(|i| keys[*i]);
+        let mut missing: Vec<usize> = Vec::new();
+        for (i, k) in keys.iter().enumerate() {
+            if !found.contains_key(k) && !missing.iter().any(|&m| keys[m] == *k) {
+                missing.push(i);
+            }
+        }
         if !missing.is_empty() {
             let texts: Vec<&str> = missing.iter().map(|&i| passages[i]).collect();
             let tv = self.embedder.token_vectors_batch(&texts, Role::Passage)?;
             let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
             for (&i, t) in missing.iter().zip(&tv) {
-                c.insert(keys[i], Arc::new(unit_rows(t)));
+                let rows = Arc::new(unit_rows(t));
+                c.insert(keys[i], rows.clone());
+                found.insert(keys[i], rows);
             }
         }
-        let c = cache.lock().unwrap_or_else(|e| e.into_inner());
-        Ok(keys.iter().map(|k| c[k].clone()).collect())
+        Ok(keys.iter().map(|k| found[k].clone()).collect())
     }
 
     /// The embedding model whose token vectors are compared.

@@ -304,6 +304,27 @@ fn maxsim_passage_cache_gives_the_same_scores() {
 }
 
 #[test]
+fn maxsim_bounded_passage_cache_evicts_and_keeps_the_scores() {
+    let m = model("minilm");
+    let plain = MaxSim::new(m.clone());
+    // Room for about one passage: every call evicts, scores must not change; and a cache
+    // of nothing (0 bytes) still scores.
+    for limit in [0, 40_000, usize::MAX] {
+        let cached = MaxSim::new(m.clone()).with_passage_cache_limit(limit);
+        for query in ["parking permit for visitors", "flooding after rain"] {
+            let want = plain.score(query, &PASSAGES).unwrap();
+            for _ in 0..2 {
+                assert_eq!(
+                    cached.score(query, &PASSAGES).unwrap(),
+                    want,
+                    "limit {limit}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn maxsim_ranks_the_relevant_passage_first() {
     let cases = [
         ("parking permit for visitors", 0),

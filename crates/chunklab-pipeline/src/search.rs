@@ -140,8 +140,12 @@ pub struct Searcher {
     fetch: bool,
     model: OnceLock<Arc<dyn Embedder>>,
     loading: Mutex<()>,
-    cross_encoders: Mutex<HashMap<String, Arc<RerankWith>>>,
+    rerankers: Mutex<HashMap<String, Arc<RerankWith>>>,
 }
+
+/// Memory a searcher's MaxSim reranker may keep for passage token vectors (about 700
+/// passages of 250 MiniLM tokens).
+const MAXSIM_CACHE_BYTES: usize = 256 << 20;
 
 impl Searcher {
     /// Open the index in `dir` (repairing in memory what an interrupted write left behind; see
@@ -182,7 +186,7 @@ impl Searcher {
             fetch,
             model: OnceLock::new(),
             loading: Mutex::new(()),
-            cross_encoders: Mutex::new(HashMap::new()),
+            rerankers: Mutex::new(HashMap::new()),
         }
     }
 
@@ -266,23 +270,30 @@ impl Searcher {
         Ok(m.embed(&[query], Role::Query)?.remove(0))
     }
 
+    /// The reranker for `spec`, loaded once per searcher: a cross-encoder, or MaxSim over the
+    /// index's model with a bounded cache of passage token vectors, so that in a long-lived
+    /// searcher (the server, a Python `Index`) a candidate an earlier query reranked is not
+    /// run through the model again.
     fn reranker(&self, spec: &str) -> Result<Arc<RerankWith>> {
-        if spec.trim().eq_ignore_ascii_case("maxsim") {
-            let r = chunklab_embed::load_reranker(spec, Some(self.load_model()?))
-                .with_context(|| format!("rerank {spec}"))?;
-            return Ok(Arc::new(RerankWith(r)));
-        }
+        let maxsim = spec.trim().eq_ignore_ascii_case("maxsim");
+        let key = if maxsim { "maxsim" } else { spec };
         let mut cache = self
-            .cross_encoders
+            .rerankers
             .lock()
             .map_err(|_| anyhow!("reranker cache lock"))?;
-        if let Some(r) = cache.get(spec) {
+        if let Some(r) = cache.get(key) {
             return Ok(r.clone());
         }
-        let r = Arc::new(RerankWith(
-            chunklab_embed::load_reranker(spec, None).with_context(|| format!("rerank {spec}"))?,
-        ));
-        cache.insert(spec.to_string(), r.clone());
+        let r: Box<dyn chunklab_embed::Reranker> = if maxsim {
+            Box::new(
+                chunklab_embed::MaxSim::new(self.load_model()?)
+                    .with_passage_cache_limit(MAXSIM_CACHE_BYTES),
+            )
+        } else {
+            chunklab_embed::load_reranker(spec, None).with_context(|| format!("rerank {spec}"))?
+        };
+        let r = Arc::new(RerankWith(r));
+        cache.insert(key.to_string(), r.clone());
         Ok(r)
     }
 
