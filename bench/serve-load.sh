@@ -11,7 +11,7 @@ SECS=${2:-30}
 SHARED=${CHUNKLAB_SHARED:-../shared}
 CORPORA=$SHARED/datasets/chroma/corpora
 [ -d "$CORPORA" ] || { echo "no Chroma corpora at $CORPORA (set CHUNKLAB_SHARED)" >&2; exit 1; }
-cargo build --release -q -p chunklab -p chunklab-server --example serve_load
+[ -n "${NO_BUILD:-}" ] || cargo build --release -q -p chunklab -p chunklab-server --example serve_load
 BIN=target/release/chunklab
 LOAD=target/release/examples/serve_load
 WORK=$(mktemp -d)

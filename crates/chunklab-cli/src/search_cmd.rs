@@ -34,8 +34,10 @@ pub struct SearchArgs {
     /// embedding model, the default) or a cross-encoder model directory.
     #[arg(long, num_args = 0..=1, default_missing_value = "maxsim", value_name = "maxsim|DIR")]
     rerank: Option<String>,
-    /// Candidates the reranker scores.
-    #[arg(long, default_value_t = 50)]
+    /// Candidates the reranker scores (at least --k). Each costs a pass of the model over the
+    /// candidate (MaxSim: ~0.2-0.4 s per 250-token chunk on 2 cores); docs/EVALUATION.md
+    /// measures 10, 30 and 50.
+    #[arg(long, default_value_t = 30)]
     rerank_top: usize,
     /// Metadata filter, inside the search: `source=GLOB`, `acl=GROUP`, `FIELD=VALUE` (kind,
     /// language, lang, level, page, heading, symbol, doc_id, or a --meta field). Repeat a field

@@ -191,7 +191,7 @@ impl<'a> Query<'a> {
             dense_weight: 1.0,
             depth: None,
             rerank: None,
-            rerank_top: 50,
+            rerank_top: 30,
             exact: false,
             small_to_big: false,
             auto_merge: None,

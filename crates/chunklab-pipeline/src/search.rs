@@ -38,7 +38,7 @@ pub struct SearchConfig {
     /// Rerank the top [`SearchConfig::rerank_top`] candidates: `maxsim` (late interaction over
     /// the index's model) or a cross-encoder model directory.
     pub rerank: Option<String>,
-    /// Candidates the reranker scores.
+    /// Candidates the reranker scores (at least `k`); 30 by default (docs/EVALUATION.md).
     pub rerank_top: usize,
     /// Metadata filters `FIELD=VALUE`, applied inside the search.
     pub filter: Vec<String>,
@@ -68,7 +68,7 @@ impl Default for SearchConfig {
             mode: Mode::Hybrid,
             k: 10,
             rerank: None,
-            rerank_top: 50,
+            rerank_top: 30,
             filter: Vec::new(),
             docs: false,
             merge: false,
@@ -368,7 +368,7 @@ mod tests {
             serde_json::from_str(r#"{"mode":"bm25","k":3,"filter":["acl=a"]}"#).unwrap();
         assert_eq!(c.mode, Mode::Bm25);
         assert_eq!(c.k, 3);
-        assert_eq!(c.rerank_top, 50);
+        assert_eq!(c.rerank_top, 30);
         let e = serde_json::from_str::<SearchConfig>(r#"{"topk":3}"#).unwrap_err();
         assert!(e.to_string().contains("unknown field `topk`"), "{e}");
         let e = serde_json::from_str::<SearchConfig>(r#"{"mode":"fuzzy"}"#).unwrap_err();
