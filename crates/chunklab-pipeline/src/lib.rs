@@ -34,6 +34,7 @@ pub mod indexing;
 pub mod input;
 mod late;
 pub mod queries;
+mod query_batch;
 pub mod reading;
 pub mod search;
 

@@ -18,8 +18,9 @@
 //! }
 //! ```
 
+use crate::query_batch::QueryBatcher;
 use anyhow::{anyhow, bail, Context as _, Result};
-use chunklab_embed::{Embedder, LoadOptions, RerankWith, Role};
+use chunklab_embed::{Embedder, LoadOptions, RerankWith};
 use chunklab_index::{ChunkStore, Hit, Index, Mode, Query};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -141,6 +142,8 @@ pub struct Searcher {
     model: OnceLock<Arc<dyn Embedder>>,
     loading: Mutex<()>,
     rerankers: Mutex<HashMap<String, Arc<RerankWith>>>,
+    /// Concurrent queries share forward passes of the model.
+    queries: QueryBatcher,
 }
 
 /// Memory a searcher's MaxSim reranker may keep for passage token vectors (about 700
@@ -187,6 +190,7 @@ impl Searcher {
             model: OnceLock::new(),
             loading: Mutex::new(()),
             rerankers: Mutex::new(HashMap::new()),
+            queries: QueryBatcher::default(),
         }
     }
 
@@ -267,7 +271,7 @@ impl Searcher {
             }
             .into());
         }
-        Ok(m.embed(&[query], Role::Query)?.remove(0))
+        self.queries.embed(&*m, query)
     }
 
     /// The reranker for `spec`, loaded once per searcher: a cross-encoder, or MaxSim over the
