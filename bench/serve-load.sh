@@ -27,11 +27,16 @@ role = "read"
 TOML
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$BIN" serve --index "$WORK/idx" --tokens "$WORK/tokens.toml" --port "$PORT" \
-    --strategy recursive --size 400 --unit tokens --model minilm 2>"$WORK/serve.log" &
+    --strategy recursive --size 400 --unit tokens --model minilm ${SERVE_ARGS:-} 2>"$WORK/serve.log" &
 SERVER=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/ready" >/dev/null && break; sleep 0.2; done
 curl -sf "http://127.0.0.1:$PORT/ready"; echo
 echo "git $(git rev-parse --short HEAD) · $(nproc) cores · $CLIENTS clients · $SECS s"
+# Light load first: what one hybrid query costs when the cores are not saturated.
+for C in 1 4; do
+  "$LOAD" --url "http://127.0.0.1:$PORT/v1/search?q=inflation+and+interest+rates&mode=hybrid&k=10" \
+      --token bench-token-123 --clients "$C" --seconds 10 --slow 0
+done
 for MODE in hybrid bm25 dense; do
   "$LOAD" --url "http://127.0.0.1:$PORT/v1/search?q=inflation+and+interest+rates&mode=$MODE&k=10" \
       --token bench-token-123 --clients "$CLIENTS" --seconds "$SECS" --slow 4
