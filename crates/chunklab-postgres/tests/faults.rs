@@ -15,7 +15,7 @@ fn script() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/pg-server.sh")
 }
 
-fn start(dir: &Path, port: u16) -> String {
+fn try_start(dir: &Path, port: u16) -> Result<String, String> {
     let out = Command::new("bash")
         .arg(script())
         .args(["start", "--dir"])
@@ -23,12 +23,32 @@ fn start(dir: &Path, port: u16) -> String {
         .args(["--port", &port.to_string()])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "scripts/pg-server.sh start: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
+    if !out.status.success() {
+        return Err(format!(
+            "scripts/pg-server.sh start: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8(out.stdout).unwrap().trim().to_string())
+}
+
+fn start(dir: &Path, port: u16) -> String {
+    try_start(dir, port).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Start again after a kill -9. The killed postmaster's backends notice its death on their own
+/// schedule and hold its shared memory until they exit; until then pg_ctl refuses to start
+/// ("another server might be running" / "could not start server"), longer on a loaded machine.
+/// Retry for up to 30 s, then fail with the last error.
+fn restart_after_crash(dir: &Path, port: u16) -> String {
+    let begun = Instant::now();
+    loop {
+        match try_start(dir, port) {
+            Ok(url) => return url,
+            Err(e) if begun.elapsed() > Duration::from_secs(30) => panic!("{e}"),
+            Err(_) => std::thread::sleep(Duration::from_millis(500)),
+        }
+    }
 }
 
 #[test]
@@ -92,8 +112,7 @@ fn kill_9_of_the_server_mid_ingest_leaves_whole_documents() {
     assert!(err.contains("PostgreSQL at"), "{err}");
     drop(w);
     // Restart on the same data directory and port: crash recovery replays the WAL.
-    std::thread::sleep(Duration::from_millis(300));
-    let url = start(&dir, port);
+    let url = restart_after_crash(&dir, port);
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     let rows = c
         .query(
