@@ -4,7 +4,7 @@
 //! nothing), and bad flags are clear errors naming the flag or file. `--store postgres://…`
 //! serves a PostgreSQL store (a real server, chunklab_test_support::pg_url) for search only.
 
-use chunklab_test_support::{cli, stderr};
+use chunklab_test_support::{cli, stderr, with_db};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -247,19 +247,6 @@ fn serve_answers_ready_chunk_and_search_over_http() {
     }
 
     check_search(s.addr);
-}
-
-/// `url` with its database replaced by `db` (query string kept).
-fn with_db(url: &str, db: &str) -> String {
-    let (base, query) = url
-        .split_once('?')
-        .map_or((url, None), |(b, q)| (b, Some(q)));
-    let (scheme, rest) = base.split_once("://").expect("a URL");
-    let host = rest.split('/').next().unwrap_or_default();
-    match query {
-        Some(q) => format!("{scheme}://{host}/{db}?{q}"),
-        None => format!("{scheme}://{host}/{db}"),
-    }
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! database and into an embedded index with the same flags give the same hits; a server that
 //! cannot be reached is a clear error naming it, without the password.
 
-use chunklab_test_support::{cli, stderr};
+use chunklab_test_support::{cli, stderr, with_db};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
@@ -31,19 +31,6 @@ fn ok(args: &[&str]) -> Output {
 
 fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples")
-}
-
-/// `url` with its database replaced by `db` (query string kept).
-fn with_db(url: &str, db: &str) -> String {
-    let (base, query) = url
-        .split_once('?')
-        .map_or((url, None), |(b, q)| (b, Some(q)));
-    let (scheme, rest) = base.split_once("://").expect("a URL");
-    let host = rest.split('/').next().unwrap_or_default();
-    match query {
-        Some(q) => format!("{scheme}://{host}/{db}?{q}"),
-        None => format!("{scheme}://{host}/{db}"),
-    }
 }
 
 /// A new, empty database on the test server; returns its URL.

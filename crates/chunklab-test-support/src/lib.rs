@@ -25,7 +25,7 @@ mod pg;
 mod shared_data;
 
 pub use cli::{json_lines, ok_json_lines, stderr, stdout, Cli};
-pub use pg::{pg_url, PG_URL_ENV};
+pub use pg::{pg_url, with_db, PG_URL_ENV};
 
 use std::path::PathBuf;
 

@@ -102,6 +102,19 @@ fn find_or_start() -> Result<String, String> {
     Ok(url)
 }
 
+/// `url` with its database replaced by `db` (query string kept).
+pub fn with_db(url: &str, db: &str) -> String {
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
+    let (scheme, rest) = base.split_once("://").expect("a URL");
+    let host = rest.split('/').next().unwrap_or_default();
+    match query {
+        Some(q) => format!("{scheme}://{host}/{db}?{q}"),
+        None => format!("{scheme}://{host}/{db}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
