@@ -309,13 +309,35 @@ impl Searcher {
         cfg: &SearchConfig,
         acl: Option<&[String]>,
     ) -> Result<Vec<Hit>> {
+        let vector = self.query_vector(query, cfg)?;
+        self.search_with_vector(query, vector.as_deref(), cfg, acl)
+    }
+
+    /// The vector `cfg.mode` needs for `query` (dense and hybrid; none for bm25), embedded
+    /// through the searcher's query batcher. With [`Searcher::search_with_vector`] this is
+    /// [`Searcher::search`] in two steps, so that a server can embed outside its worker
+    /// permits: concurrent queries then meet in one batch.
+    pub fn query_vector(&self, query: &str, cfg: &SearchConfig) -> Result<Option<Vec<f32>>> {
         cfg.validate()?;
-        if query.trim().is_empty() {
-            return Err(SearchParamError {
-                param: "query",
-                message: "the query is empty".into(),
-            }
-            .into());
+        check_query(query)?;
+        match cfg.mode {
+            Mode::Dense | Mode::Hybrid => Ok(Some(self.embed_query(query)?)),
+            Mode::Bm25 => Ok(None),
+        }
+    }
+
+    /// [`Searcher::search`] with the query's vector given (from [`Searcher::query_vector`]).
+    pub fn search_with_vector(
+        &self,
+        query: &str,
+        vector: Option<&[f32]>,
+        cfg: &SearchConfig,
+        acl: Option<&[String]>,
+    ) -> Result<Vec<Hit>> {
+        cfg.validate()?;
+        check_query(query)?;
+        if vector.is_none() && cfg.mode != Mode::Bm25 {
+            return Err(anyhow!("{} search needs the query's vector", cfg.mode));
         }
         if (cfg.small_to_big || cfg.auto_merge) && !self.store.is_hierarchical() {
             return Err(SearchParamError {
@@ -335,17 +357,13 @@ impl Searcher {
         if let Some(groups) = acl {
             filter.require_acl(groups.to_vec());
         }
-        let vector = match cfg.mode {
-            Mode::Dense | Mode::Hybrid => Some(self.embed_query(query)?),
-            Mode::Bm25 => None,
-        };
         let reranker = cfg
             .rerank
             .as_deref()
             .map(|s| self.reranker(s))
             .transpose()?;
         let mut q = Query::new(query, cfg.mode, cfg.k).with_filter(filter);
-        q.vector = vector.as_deref();
+        q.vector = vector.filter(|_| cfg.mode != Mode::Bm25);
         q.rrf_k = cfg.rrf_k;
         q.bm25_weight = cfg.bm25_weight;
         q.dense_weight = cfg.dense_weight;
@@ -360,6 +378,18 @@ impl Searcher {
         q.docs = cfg.docs;
         Ok(self.store.search(&q)?)
     }
+}
+
+/// A query must hold more than white space.
+fn check_query(query: &str) -> Result<()> {
+    if query.trim().is_empty() {
+        return Err(SearchParamError {
+            param: "query",
+            message: "the query is empty".into(),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -224,11 +224,20 @@ async fn search(
     cfg.validate()
         .map_err(|p| ApiError::invalid(format!("invalid `{}`: {}", p.param, p.message)))?;
     let searcher = ix.searcher();
+    let started = std::time::Instant::now();
+    // The query's vector is embedded outside the worker permits: the searcher's batcher is the
+    // model's own queue (one forward pass at a time), so queries waiting together share a pass
+    // instead of queueing for a permit each.
+    let vector = {
+        let (searcher, q, cfg) = (searcher.clone(), q.clone(), cfg.clone());
+        state
+            .unpermitted(move || searcher.query_vector(&q, &cfg).map_err(search_error))
+            .await?
+    };
     let out = state
         .blocking(move || {
-            let started = std::time::Instant::now();
             let hits = searcher
-                .search(&q, &cfg, Some(&who.groups))
+                .search_with_vector(&q, vector.as_deref(), &cfg, Some(&who.groups))
                 .map_err(search_error)?;
             let mut texts: BTreeMap<String, Option<String>> = BTreeMap::new();
             let hits: Vec<Value> = hits

@@ -161,20 +161,37 @@ impl AppState {
             self.workers.clone().acquire_owned().await.map_err(|_| {
                 ApiError::unavailable("shutting_down", "the server is shutting down")
             })?;
-        let out = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            f()
-        })
-        .await;
-        match out {
-            Ok(r) => r,
-            Err(e) if e.is_panic() => Err(ApiError::internal(
-                "the request failed inside the pipeline (a bug: please report it with the input)",
-            )),
-            Err(_) => Err(ApiError::unavailable(
-                "cancelled",
-                "the request was cancelled",
-            )),
-        }
+        joined(
+            tokio::task::spawn_blocking(move || {
+                let _permit = permit;
+                f()
+            })
+            .await,
+        )
+    }
+
+    /// Run `f` on the blocking pool without a worker permit: for work with its own queue that
+    /// bounds its CPU (query embedding, one batched forward pass at a time), where a permit per
+    /// waiting caller would keep the batches small. The in-flight limit bounds the callers.
+    pub async fn unpermitted<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        joined(tokio::task::spawn_blocking(f).await)
+    }
+}
+
+/// A blocking task's result; a panic inside becomes a 500, never a dropped connection.
+fn joined<T>(out: Result<Result<T, ApiError>, tokio::task::JoinError>) -> Result<T, ApiError> {
+    match out {
+        Ok(r) => r,
+        Err(e) if e.is_panic() => Err(ApiError::internal(
+            "the request failed inside the pipeline (a bug: please report it with the input)",
+        )),
+        Err(_) => Err(ApiError::unavailable(
+            "cancelled",
+            "the request was cancelled",
+        )),
     }
 }
