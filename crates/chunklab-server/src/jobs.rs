@@ -280,15 +280,19 @@ pub async fn start_bench(
     Ok((StatusCode::ACCEPTED, h, Json(job.view(false))))
 }
 
+/// The [`BenchRequest`] keys the server chooses itself: a request that sets one is refused, and
+/// /openapi.json leaves them out.
+pub const SERVER_ONLY_KEYS: [&str; 3] = ["cache_dir", "scratch_dir", "fetch"];
+
 /// Refuse what a request may not choose, and resolve its paths under the bench directory
 /// (symbolic links and `..` resolved first, so none leads out).
 fn confine(bench: &mut BenchRequest, root: Option<&std::path::Path>) -> Result<(), ApiError> {
-    let server_only = [
-        ("cache_dir", bench.cache_dir.is_some()),
-        ("scratch_dir", bench.scratch_dir.is_some()),
-        ("fetch", bench.fetch),
+    let set = [
+        bench.cache_dir.is_some(),
+        bench.scratch_dir.is_some(),
+        bench.fetch,
     ];
-    if let Some((key, _)) = server_only.iter().find(|(_, set)| *set) {
+    if let Some((key, _)) = SERVER_ONLY_KEYS.iter().zip(set).find(|(_, set)| *set) {
         return Err(ApiError::invalid(format!(
             "invalid `{key}`: the server chooses its cache, scratch directory and models"
         )));

@@ -193,6 +193,16 @@ pub fn config_schema<T: DeserializeOwned + Serialize + Default>() -> Value {
     json!({"type": "object", "properties": props, "additionalProperties": false})
 }
 
+/// `schema` without the properties `keys`.
+fn without(mut schema: Value, keys: &[&str]) -> Value {
+    if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        for k in keys {
+            props.remove(*k);
+        }
+    }
+    schema
+}
+
 fn merge(parts: &[Value], extra: Value) -> Value {
     let mut props = Map::new();
     for p in parts.iter().chain(std::iter::once(&extra)) {
@@ -218,7 +228,7 @@ pub fn spec() -> Value {
         "ChunkConfig": chunk,
         "ReadingConfig": reading,
         "SearchConfig": search,
-        "BenchRequest": config_schema::<BenchRequest>(),
+        "BenchRequest": without(config_schema::<BenchRequest>(), &crate::jobs::SERVER_ONLY_KEYS),
         "ChunkRequest": merge(&[chunk.clone(), reading.clone()], text_in.clone()),
         "ParseRequest": merge(std::slice::from_ref(&reading), text_in),
         "SearchRequest": merge(&[search], json!({"properties": {

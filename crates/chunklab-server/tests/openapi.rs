@@ -73,7 +73,21 @@ fn request_schemas_come_from_the_types() {
     let schemas = &spec["components"]["schemas"];
     let bench = &schemas["BenchRequest"]["properties"];
     for k in keys(&BenchRequest::default()) {
-        assert!(bench.get(&k).is_some(), "BenchRequest lacks `{k}`: {bench}");
+        if chunklab_server::jobs::SERVER_ONLY_KEYS.contains(&k.as_str()) {
+            // Refused in a request, so not offered either.
+            assert!(
+                bench.get(&k).is_none(),
+                "BenchRequest offers `{k}`: {bench}"
+            );
+        } else {
+            assert!(bench.get(&k).is_some(), "BenchRequest lacks `{k}`: {bench}");
+        }
+    }
+    for k in chunklab_server::jobs::SERVER_ONLY_KEYS {
+        assert!(
+            keys(&BenchRequest::default()).iter().any(|b| b == k),
+            "`{k}` is not a BenchRequest key"
+        );
     }
     assert_eq!(bench["docs"]["type"], "integer");
     assert_eq!(
