@@ -36,6 +36,16 @@ pub trait Chunker: Send + Sync {
         false
     }
 
+    /// Whether [`Chunker::chunk_parsed`] is the default one: [`Chunker::spans`] on the text
+    /// with the page span and source lines from a [`Locator`], reading nothing else of the
+    /// document (no element kinds, headings or metadata). Callers may then hand it a document
+    /// parsed only as far as text, pages and lines go (plain text: no heading or list
+    /// detection) and get the same chunks. `false` unless a strategy opts in, so a strategy or
+    /// wrapper with its own `chunk_parsed` is always given the full parse.
+    fn reads_only_locations(&self) -> bool {
+        false
+    }
+
     /// The chunks of a parsed document: spans of `doc.text` with their metadata. `Span.tokens`
     /// is the real size of what is embedded, i.e. of `meta.prefix` + the span text.
     ///

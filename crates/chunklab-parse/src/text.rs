@@ -18,6 +18,7 @@
 use crate::support::{decode, element, finish, LineIndex};
 use crate::{Limits, ParseError, Parser};
 use chunklab_core::document::{Element, ElementKind, ParsedDocument};
+use chunklab_core::text::strip_span;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -53,6 +54,60 @@ impl Parser for TextParser {
         _limits: &Limits,
     ) -> Result<ParsedDocument, ParseError> {
         Ok(parse_text(decode(bytes)?))
+    }
+}
+
+impl TextParser {
+    /// [`Parser::parse`] without the structure, for strategies that read only a document's
+    /// text, pages and source lines ([`chunklab_core::Chunker::reads_only_locations`]): see
+    /// [`parse_text_flat`].
+    pub fn parse_flat(&self, bytes: &[u8]) -> Result<ParsedDocument, ParseError> {
+        Ok(parse_text_flat(decode(bytes)?))
+    }
+}
+
+/// Plain `text` as [`parse_text`] gives it to a [`chunklab_core::Locator`] (the same text,
+/// pages and source lines for every span), without looking for headings, lists or a title: one
+/// `Other` element spans the text (none when it is all whitespace), and the metadata is empty.
+/// Text with form feeds (pages) is parsed in full. A few times faster than [`parse_text`], for
+/// strategies whose chunks do not depend on the structure.
+///
+/// ```
+/// use chunklab_parse::text::{parse_text, parse_text_flat};
+/// use chunklab_core::Locator;
+/// let txt = "Hoofdstuk 1\n\nDe raad besluit.\n- een\n- twee\n";
+/// let (full, flat) = (parse_text(txt), parse_text_flat(txt));
+/// assert_eq!(flat.elements.len(), 1);
+/// assert_eq!(Locator::new(&flat).meta(13, 35).lines, Locator::new(&full).meta(13, 35).lines);
+/// ```
+pub fn parse_text_flat(text: &str) -> ParsedDocument {
+    if text.contains('\x0C') {
+        return parse_text(text);
+    }
+    let (s, e) = strip_span(text, 0, text.len());
+    let mut elements = Vec::new();
+    if s < e {
+        let newlines = |upto: usize| {
+            text.as_bytes()[..upto]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+        };
+        let first = newlines(s) as u32 + 1;
+        let last = first
+            + text.as_bytes()[s..e - 1]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u32;
+        elements.push(Element::new(ElementKind::Other, s, e).with_lines(first, last));
+    }
+    ParsedDocument {
+        text: text.to_string(),
+        elements,
+        format: "text".into(),
+        metadata: BTreeMap::new(),
+        warnings: Vec::new(),
+        pages: None,
     }
 }
 

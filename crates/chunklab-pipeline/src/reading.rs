@@ -122,6 +122,27 @@ pub fn parse_with_ocr(
     chooser(path, bytes, parser, ocr).parse(bytes, path, limits)
 }
 
+impl crate::Pipeline {
+    /// [`parse`] for this pipeline (its `parser`, default OCR options), with plain text parsed
+    /// only as far as the strategy reads it: when the chunker reads only locations
+    /// ([`chunklab_core::Chunker::reads_only_locations`]) and no context stage needs the title,
+    /// a text document is [`TextParser::parse_flat`](chunklab_parse::text::TextParser::parse_flat)'d
+    /// (same chunks, no heading or list detection).
+    pub fn parse_bytes(&self, path: &Path, bytes: &[u8]) -> Result<ParsedDocument, ParseError> {
+        let parser = chooser(
+            path,
+            bytes,
+            self.reading.parser.as_deref(),
+            &OcrOptions::default(),
+        );
+        if parser.name() == "text" && self.chunker.reads_only_locations() && self.context.is_none()
+        {
+            return chunklab_parse::text::TextParser.parse_flat(bytes);
+        }
+        parser.parse(bytes, path, &self.reading.limits)
+    }
+}
+
 fn chooser(path: &Path, bytes: &[u8], parser: Option<&str>, ocr: &OcrOptions) -> Box<dyn Parser> {
     let name = parser.unwrap_or_else(|| format_for(path, &bytes[..bytes.len().min(SNIFF_BYTES)]));
     parser_with_ocr(name, ocr).unwrap_or_else(|| Box::new(chunklab_parse::text::TextParser))

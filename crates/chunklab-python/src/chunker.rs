@@ -3,7 +3,7 @@
 //! parallel (rayon), results come back in input order.
 
 use crate::chunks::{DocChunks, Record};
-use crate::config::from_kwargs;
+use crate::config::{from_kwargs, from_pairs, pairs};
 use crate::convert::json_to_py;
 use crate::errors::{chunk_error, pipeline_error, read_error};
 use chunklab_pipeline::{Input, Pipeline, PipelineConfig, Prepared, Skip};
@@ -46,27 +46,53 @@ pub struct Chunker {
 }
 
 /// The pipelines built by `chunklab.chunk(...)` calls, newest last, so repeated calls with one
-/// configuration do not rebuild tokenizers or reload models.
+/// configuration do not rebuild tokenizers or reload models. Keyed by the configuration
+/// (`cfg:` + its JSON) and by the keyword arguments that spelled it (`kw:` + their JSON), so
+/// a repeated call does not even rebuild the configuration.
 static CACHE: Mutex<Vec<(String, Arc<Pipeline>)>> = Mutex::new(Vec::new());
-const CACHE_SIZE: usize = 8;
+const CACHE_SIZE: usize = 16;
 
-/// Build (or reuse) the pipeline `cfg` describes, without the GIL.
-pub fn pipeline_for(py: Python<'_>, cfg: PipelineConfig) -> PyResult<Arc<Pipeline>> {
-    let key = serde_json::to_string(&cfg).unwrap_or_default();
-    if let Some(p) = CACHE
+fn cached(key: &str) -> Option<Arc<Pipeline>> {
+    CACHE
         .lock()
         .ok()
-        .and_then(|c| c.iter().find(|(k, _)| *k == key).map(|(_, p)| p.clone()))
-    {
-        return Ok(p);
-    }
-    let p = Arc::new(py.detach(|| Pipeline::new(cfg)).map_err(pipeline_error)?);
+        .and_then(|c| c.iter().find(|(k, _)| k == key).map(|(_, p)| p.clone()))
+}
+
+fn remember(key: String, p: &Arc<Pipeline>) {
     if let Ok(mut c) = CACHE.lock() {
         if c.len() >= CACHE_SIZE {
             c.remove(0);
         }
         c.push((key, p.clone()));
     }
+}
+
+/// Build (or reuse) the pipeline `cfg` describes, without the GIL.
+pub fn pipeline_for(py: Python<'_>, cfg: PipelineConfig) -> PyResult<Arc<Pipeline>> {
+    let key = format!("cfg:{}", serde_json::to_string(&cfg).unwrap_or_default());
+    if let Some(p) = cached(&key) {
+        return Ok(p);
+    }
+    let p = Arc::new(py.detach(|| Pipeline::new(cfg)).map_err(pipeline_error)?);
+    remember(key, &p);
+    Ok(p)
+}
+
+/// The pipeline a call's keyword arguments spell ([`from_kwargs`]), found by the arguments
+/// themselves when a call with the same ones came before (a few microseconds instead of
+/// building and checking the configuration again).
+pub fn pipeline_for_kwargs(
+    py: Python<'_>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Arc<Pipeline>> {
+    let pairs = pairs(kwargs)?;
+    let key = format!("kw:{}", serde_json::to_string(&pairs).unwrap_or_default());
+    if let Some(p) = cached(&key) {
+        return Ok(p);
+    }
+    let p = pipeline_for(py, from_pairs(pairs)?)?;
+    remember(key, &p);
     Ok(p)
 }
 
@@ -84,13 +110,7 @@ impl Chunker {
             None => Input::Stdin,
         };
         let name = input.source();
-        let r = &self.pipeline.reading;
-        let parsed = chunklab_pipeline::parse(
-            input.path(),
-            text.as_bytes(),
-            r.parser.as_deref(),
-            &r.limits,
-        );
+        let parsed = self.pipeline.parse_bytes(input.path(), text.as_bytes());
         drop(text);
         let mut doc = match parsed {
             Ok(d) => d,

@@ -23,7 +23,7 @@ mod errors;
 mod index;
 mod queries;
 
-use chunker::{chunk_paths, chunk_text, pipeline_for, Chunker};
+use chunker::{chunk_paths, chunk_text, pipeline_for_kwargs, Chunker};
 use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyDict, PyList};
 use std::path::PathBuf;
@@ -38,8 +38,7 @@ fn chunk<'py>(
     source: Option<PathBuf>,
     config: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let cfg = config::from_kwargs(config)?;
-    let chunker = Chunker::from_pipeline(pipeline_for(py, cfg)?);
+    let chunker = Chunker::from_pipeline(pipeline_for_kwargs(py, config)?);
     let source = source.map(|p| p.to_string_lossy().into_owned());
     chunk_text(py, &chunker, text, source)
 }
@@ -53,8 +52,7 @@ fn chunk_files<'py>(
     config: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let paths = convert::paths(paths)?;
-    let cfg = config::from_kwargs(config)?;
-    let chunker = Chunker::from_pipeline(pipeline_for(py, cfg)?);
+    let chunker = Chunker::from_pipeline(pipeline_for_kwargs(py, config)?);
     chunk_paths(py, &chunker, paths)
 }
 

@@ -66,6 +66,9 @@ impl Chunker for Fixed {
     fn strategy(&self) -> &'static str {
         "fixed"
     }
+    fn reads_only_locations(&self) -> bool {
+        true
+    }
     fn config(&self) -> String {
         format!(
             "fixed size={} overlap={} unit={}{}",

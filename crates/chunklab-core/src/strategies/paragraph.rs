@@ -61,6 +61,9 @@ impl Chunker for Paragraph {
     fn strategy(&self) -> &'static str {
         "paragraph"
     }
+    fn reads_only_locations(&self) -> bool {
+        true
+    }
     fn config(&self) -> String {
         format!(
             "paragraph size={} overlap={} lang={} unit={}",

@@ -178,6 +178,9 @@ impl Chunker for Recursive {
     fn strategy(&self) -> &'static str {
         "recursive"
     }
+    fn reads_only_locations(&self) -> bool {
+        true
+    }
 
     fn config(&self) -> String {
         let seps = match &self.custom {

@@ -61,6 +61,9 @@ impl Chunker for Sentence {
     fn strategy(&self) -> &'static str {
         "sentence"
     }
+    fn reads_only_locations(&self) -> bool {
+        true
+    }
     fn config(&self) -> String {
         format!(
             "sentence size={} overlap={} lang={} unit={}",

@@ -48,6 +48,9 @@ impl Chunker for Sliding {
     fn strategy(&self) -> &'static str {
         "sliding"
     }
+    fn reads_only_locations(&self) -> bool {
+        true
+    }
     fn config(&self) -> String {
         format!(
             "sliding size={} stride={} unit={}",
