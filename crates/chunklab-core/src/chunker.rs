@@ -237,17 +237,7 @@ fn make_chunks<'a>(
         .enumerate()
         .map(|(index, (s, meta))| {
             let text = &doc_text[s.start..s.end];
-            let id = match (&meta.prefix, meta.level) {
-                (None, None) => chunk_id(doc_id, s.start, s.end, &config, text),
-                (Some(p), None) => {
-                    chunk_id(doc_id, s.start, s.end, &format!("{config}\0{p}"), text)
-                }
-                (p, Some(level)) => {
-                    let p = p.as_deref().unwrap_or_default();
-                    let c = format!("{config}\0{p}\0level={level}");
-                    chunk_id(doc_id, s.start, s.end, &c, text)
-                }
-            };
+            let id = chunk_id_for(doc_id, s.start, s.end, &config, &meta, text);
             Chunk {
                 id,
                 doc_id,
@@ -277,6 +267,39 @@ fn make_chunks<'a>(
         chunks[i].meta.parent_id = Some(chunks[p].id.clone());
     }
     Ok(chunks)
+}
+
+/// The id [`chunk_document`] and [`chunk_parsed_document`] give the chunk
+/// `text = doc_text[start..end]` with metadata `meta` of a chunker whose [`Chunker::config`]
+/// is `config`: [`chunk_id`] over the configuration, the prefix and the level (so a child with
+/// its parent's span has its own id). For callers that compute ids only when asked.
+///
+/// ```
+/// use chunklab_core::{chunk_document, chunk_id_for, ChunkMeta, Chunker, Document};
+/// use chunklab_core::{strategies::Fixed, CharSizer};
+/// use std::sync::Arc;
+/// let chunker = Fixed::new(Arc::new(CharSizer), 10, 2).unwrap();
+/// let c = &chunk_document(&Document::new("d", "mem", "Een korte tekst."), &chunker).unwrap()[0];
+/// let id = chunk_id_for("d", c.start_byte, c.end_byte, &chunker.config(), &c.meta, c.text);
+/// assert_eq!(id, c.id);
+/// ```
+pub fn chunk_id_for(
+    doc_id: &str,
+    start: usize,
+    end: usize,
+    config: &str,
+    meta: &ChunkMeta,
+    text: &str,
+) -> String {
+    match (&meta.prefix, meta.level) {
+        (None, None) => chunk_id(doc_id, start, end, config, text),
+        (Some(p), None) => chunk_id(doc_id, start, end, &format!("{config}\0{p}"), text),
+        (p, Some(level)) => {
+            let p = p.as_deref().unwrap_or_default();
+            let c = format!("{config}\0{p}\0level={level}");
+            chunk_id(doc_id, start, end, &c, text)
+        }
+    }
 }
 
 /// Turn spans into chunks (shared by strategies that post-process spans).

@@ -6,6 +6,7 @@ use crate::chunks::{DocChunks, Record};
 use crate::config::{from_kwargs, from_pairs, pairs};
 use crate::convert::json_to_py;
 use crate::errors::{chunk_error, pipeline_error, read_error};
+use chunklab_core::document::ParsedDocument;
 use chunklab_pipeline::{Input, Pipeline, PipelineConfig, Prepared, Skip};
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
@@ -119,6 +120,14 @@ impl Chunker {
             }
         };
         let warnings = std::mem::take(&mut doc.warnings);
+        let p = &self.pipeline;
+        if p.chunker.reads_only_locations()
+            && p.context.is_none()
+            && p.late.is_none()
+            && chunklab_parse::ocr::page_confidences(&doc.metadata).is_empty()
+        {
+            return chunk_lazily(p, &input, doc, warnings);
+        }
         process(&self.pipeline, &input, Prepared::Parsed(doc, warnings))
     }
 
@@ -155,6 +164,35 @@ fn process(pipeline: &Pipeline, input: &Input, prepared: Prepared) -> Outcome {
         DocChunks::new(records, ids, text, input.doc_id(), &source, unit),
         warnings,
     )
+}
+
+/// What [`process`] gives a document that needs no context, late chunking or OCR marks and
+/// whose chunker reads only locations, with ids computed only when read
+/// ([`DocChunks::from_parts`]).
+fn chunk_lazily(
+    pipeline: &Pipeline,
+    input: &Input,
+    doc: ParsedDocument,
+    warnings: Vec<String>,
+) -> Outcome {
+    let source = input.source();
+    let parts = match pipeline.chunker.chunk_parsed(&doc) {
+        Ok(parts) => parts,
+        Err(e) => {
+            let e = anyhow::Error::from(e);
+            return Outcome::Failed(PyErrKind::Chunk(anyhow::anyhow!("{source}: {e:#}")));
+        }
+    };
+    if parts.iter().any(|(_, m)| m.parent_index.is_some()) {
+        // Hierarchical chunks need their parents' ids now.
+        return process(pipeline, input, Prepared::Parsed(doc, warnings));
+    }
+    let unit: Arc<str> = Arc::from(pipeline.unit_name.as_str());
+    let chunker = &pipeline.chunker;
+    let (config, strategy) = (chunker.config(), chunker.strategy());
+    let doc_id = input.doc_id();
+    let chunks = DocChunks::from_parts(parts, doc.text, config, strategy, doc_id, &source, unit);
+    Outcome::Done(chunks, warnings)
 }
 
 /// Emit a `UserWarning`.

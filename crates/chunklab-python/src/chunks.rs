@@ -1,11 +1,13 @@
 //! `chunklab.Chunk`: one chunk as a light Python object. A document's text, source and chunk
 //! ids are shared by all of its chunks (one `Arc`); a chunk holds only offsets and metadata, and
-//! its `text` is sliced out of the document when asked for. Field names are the JSONL fields of
-//! `chunklab chunk`.
+//! its `text` is sliced out of the document when asked for (its `id` too, where the chunks were
+//! made without ids: see [`Ids`]). Field names are the JSONL fields of `chunklab chunk`.
 
-use chunklab_core::{Chunk as CoreChunk, ChunkMeta};
+use chunklab_core::text::CharCursor;
+use chunklab_core::{chunk_id_for, Chunk as CoreChunk, ChunkMeta, Span};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// What the chunks of one document share.
@@ -19,7 +21,42 @@ pub struct DocData {
     /// The size unit's name.
     pub unit: Arc<str>,
     /// Chunk ids, in chunk order (neighbours for LlamaIndex's PREVIOUS/NEXT).
-    pub ids: Vec<String>,
+    pub ids: Ids,
+}
+
+/// A document's chunk ids: made with the chunks, or computed when asked for.
+pub enum Ids {
+    /// The ids the pipeline gave the chunks, in chunk order.
+    Known(Vec<String>),
+    /// Chunks without prefix or level (so an id depends only on the span): each id is
+    /// [`chunk_id_for`] over its span, computed when read (hashing every chunk's text up front
+    /// took a sixth of `chunklab.chunk`'s time, for an attribute most callers never read).
+    Lazy {
+        /// The chunker's configuration ([`chunklab_core::Chunker::config`]).
+        config: String,
+        /// Every chunk's byte span, in chunk order.
+        spans: Vec<(usize, usize)>,
+    },
+}
+
+impl DocData {
+    /// The id of chunk `i`, if there is one.
+    fn id(&self, i: usize) -> Option<Cow<'_, str>> {
+        match &self.ids {
+            Ids::Known(ids) => ids.get(i).map(|s| Cow::Borrowed(s.as_str())),
+            Ids::Lazy { config, spans } => spans.get(i).map(|&(s, e)| {
+                let meta = ChunkMeta::default();
+                Cow::Owned(chunk_id_for(
+                    &self.doc_id,
+                    s,
+                    e,
+                    config,
+                    &meta,
+                    &self.text[s..e],
+                ))
+            }),
+        }
+    }
 }
 
 /// One chunk's own fields.
@@ -74,11 +111,76 @@ impl DocChunks {
         (records, ids)
     }
 
+    /// The chunks a strategy made of `text` (its spans and metadata, as
+    /// [`chunklab_core::Chunker::chunk_parsed`] gives them), with char offsets and, where no
+    /// chunk has a prefix or a level, ids computed only when read ([`Ids::Lazy`]); otherwise
+    /// the ids [`chunklab_core::chunk_parsed_document`] gives. No chunk may name a parent
+    /// (`parent_index`: hierarchical chunks need their parents' ids; use the pipeline).
+    pub fn from_parts(
+        parts: Vec<(Span, ChunkMeta)>,
+        text: String,
+        config: String,
+        strategy: &'static str,
+        doc_id: &str,
+        source: &str,
+        unit: Arc<str>,
+    ) -> DocChunks {
+        debug_assert!(parts.iter().all(|(_, m)| m.parent_index.is_none()));
+        let lazy = parts
+            .iter()
+            .all(|(_, m)| m.prefix.is_none() && m.level.is_none());
+        let total = parts.len();
+        let mut cursor = CharCursor::new(&text);
+        let mut spans = Vec::with_capacity(if lazy { total } else { 0 });
+        let mut ids = Vec::with_capacity(if lazy { 0 } else { total });
+        let records = parts
+            .into_iter()
+            .enumerate()
+            .map(|(index, (s, meta))| {
+                if lazy {
+                    spans.push((s.start, s.end));
+                } else {
+                    let t = &text[s.start..s.end];
+                    ids.push(chunk_id_for(doc_id, s.start, s.end, &config, &meta, t));
+                }
+                Record {
+                    index,
+                    total,
+                    start_byte: s.start,
+                    end_byte: s.end,
+                    start_char: cursor.char_at(s.start),
+                    end_char: cursor.char_at(s.end),
+                    tokens: s.tokens,
+                    strategy,
+                    meta,
+                    embedding: None,
+                }
+            })
+            .collect();
+        let ids = if lazy {
+            Ids::Lazy { config, spans }
+        } else {
+            Ids::Known(ids)
+        };
+        DocChunks::with_ids(records, ids, text, doc_id, source, unit)
+    }
+
     /// A document's chunks: the records and ids from [`DocChunks::records`] and the text they
     /// point into.
     pub fn new(
         records: Vec<Record>,
         ids: Vec<String>,
+        text: String,
+        doc_id: &str,
+        source: &str,
+        unit: Arc<str>,
+    ) -> DocChunks {
+        DocChunks::with_ids(records, Ids::Known(ids), text, doc_id, source, unit)
+    }
+
+    fn with_ids(
+        records: Vec<Record>,
+        ids: Ids,
         text: String,
         doc_id: &str,
         source: &str,
@@ -136,8 +238,8 @@ impl Chunk {
     }
     /// Stable content id (blake3 of document id, span, configuration and text).
     #[getter]
-    fn id(&self) -> &str {
-        &self.doc.ids[self.r.index]
+    fn id(&self) -> Cow<'_, str> {
+        self.doc.id(self.r.index).unwrap_or_default()
     }
     /// The document id (the path relative to the walked directory, or as given).
     #[getter]
@@ -365,17 +467,13 @@ impl Chunk {
 
     /// The id of the previous chunk of the same document, or None.
     #[getter]
-    fn previous_id(&self) -> Option<&str> {
-        self.r
-            .index
-            .checked_sub(1)
-            .and_then(|i| self.doc.ids.get(i))
-            .map(String::as_str)
+    fn previous_id(&self) -> Option<Cow<'_, str>> {
+        self.r.index.checked_sub(1).and_then(|i| self.doc.id(i))
     }
     /// The id of the next chunk of the same document, or None.
     #[getter]
-    fn next_id(&self) -> Option<&str> {
-        self.doc.ids.get(self.r.index + 1).map(String::as_str)
+    fn next_id(&self) -> Option<Cow<'_, str>> {
+        self.doc.id(self.r.index + 1)
     }
 
     /// A `langchain_core.documents.Document` (needs `langchain-core`): `page_content` is
