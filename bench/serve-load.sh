@@ -15,7 +15,11 @@ SECS=${2:-30}
 SHARED=${CHUNKLAB_SHARED:-../shared}
 CORPORA=$SHARED/datasets/chroma/corpora
 [ -d "$CORPORA" ] || { echo "no Chroma corpora at $CORPORA (set CHUNKLAB_SHARED)" >&2; exit 1; }
-[ -n "${NO_BUILD:-}" ] || cargo build --release -q -p chunklab -p chunklab-server --example serve_load
+if [ -z "${NO_BUILD:-}" ]; then
+  # Two commands: `--example` given once would select only example targets of every package.
+  cargo build --release -q -p chunklab --bin chunklab
+  cargo build --release -q -p chunklab-server --example serve_load
+fi
 BIN=target/release/chunklab
 LOAD=target/release/examples/serve_load
 WORK=$(mktemp -d)
@@ -39,21 +43,26 @@ python3 -c 'import csv,sys; [print(r["question"].replace("\n", " ")) for r in cs
     "$SHARED/datasets/chroma/questions_df.csv" > "$WORK/questions.txt"
 echo "git $(git rev-parse --short HEAD) · $(nproc) cores · $CLIENTS clients · $SECS s · $(wc -l < "$WORK/questions.txt") distinct queries"
 SEARCH="http://127.0.0.1:$PORT/v1/search?q={q}&k=10&mode"
+# Cumulative query embedding passes and queries (their ratio: the mean batch size).
+batches() { curl -s "http://127.0.0.1:$PORT/metrics" | grep -E '^chunklab_quer' | tr '\n' ' '; echo; }
 # Light load first: what one hybrid query costs when the cores are not saturated.
 for C in 1 4; do
   "$LOAD" --url "$SEARCH=hybrid" --queries "$WORK/questions.txt" \
       --token bench-token-123 --clients "$C" --seconds 10 --slow 0
+  batches
 done
 # Open loop: the latency at a given offered load.
 for R in ${RATES:-25 50 100 150 200}; do
   "$LOAD" --url "$SEARCH=hybrid" --queries "$WORK/questions.txt" --rate "$R" \
       --token bench-token-123 --clients 64 --seconds 15 --slow 0
+  batches
 done
 for MODE in hybrid bm25 dense; do
   "$LOAD" --url "$SEARCH=$MODE" --queries "$WORK/questions.txt" \
       --token bench-token-123 --clients "$CLIENTS" --seconds "$SECS" --slow 4
+  batches
 done
 head -c 20000 "$CORPORA/state_of_the_union.md" | python3 -c 'import json,sys; print(json.dumps({"text": sys.stdin.read(), "strategy": "recursive", "size": 512, "unit": "tokens", "tokenizer": "cl100k"}))' > "$WORK/chunk.json"
 "$LOAD" --url "http://127.0.0.1:$PORT/v1/chunk" --method POST --body-file "$WORK/chunk.json" \
     --clients "$CLIENTS" --seconds "$SECS" --slow 4
-curl -s "http://127.0.0.1:$PORT/metrics" | grep -E '^chunklab_(http_rejected|index)' || true
+curl -s "http://127.0.0.1:$PORT/metrics" | grep -E "^chunklab_(http_rejected|index|query|queries)" || true

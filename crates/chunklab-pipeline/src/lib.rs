@@ -45,6 +45,7 @@ pub use context::{ContextStage, ContextTarget};
 pub use indexing::{AddSummary, IndexBuilder, IndexConfig, Progress};
 pub use input::{Filters, Input, Skip};
 pub use late::{Late, LateStats};
+pub use query_batch::QueryBatchStats;
 pub use reading::{parse, parse_with_ocr, prepare, Prepared, Reading};
 
 use anyhow::{anyhow, Context as _, Result};

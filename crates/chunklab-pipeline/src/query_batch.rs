@@ -11,6 +11,7 @@
 
 use anyhow::{anyhow, Result};
 use chunklab_embed::{Embedder, Role};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::Mutex;
 
@@ -22,12 +23,32 @@ type Waiting = (String, Sender<std::result::Result<Vec<f32>, String>>);
 pub(crate) struct QueryBatcher {
     queued: Mutex<Vec<Waiting>>,
     turn: Mutex<()>,
+    batches: AtomicU64,
+    queries: AtomicU64,
+}
+
+/// How many forward passes a searcher's query batcher ran, and for how many queries: their
+/// ratio is the mean batch size (1 when queries never meet).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QueryBatchStats {
+    /// Forward passes.
+    pub batches: u64,
+    /// Queries embedded in them.
+    pub queries: u64,
 }
 
 /// At most this many queries share one forward pass.
 const MAX_BATCH: usize = 64;
 
 impl QueryBatcher {
+    /// Forward passes and queries so far.
+    pub fn stats(&self) -> QueryBatchStats {
+        QueryBatchStats {
+            batches: self.batches.load(Ordering::Relaxed),
+            queries: self.queries.load(Ordering::Relaxed),
+        }
+    }
+
     /// `query`'s vector from `model` (role [`Role::Query`]), batched with the queries of other
     /// threads that are waiting at the same time.
     pub fn embed(&self, model: &dyn Embedder, query: &str) -> Result<Vec<f32>> {
@@ -51,6 +72,9 @@ impl QueryBatcher {
                 q.drain(..n).collect()
             };
             if !batch.is_empty() {
+                self.batches.fetch_add(1, Ordering::Relaxed);
+                self.queries
+                    .fetch_add(batch.len() as u64, Ordering::Relaxed);
                 let texts: Vec<&str> = batch.iter().map(|(t, _)| t.as_str()).collect();
                 match model.embed(&texts, Role::Query) {
                     Ok(vectors) if vectors.len() == batch.len() => {

@@ -256,6 +256,11 @@ impl Searcher {
         Ok(self.model.get_or_init(|| m).clone())
     }
 
+    /// How the queries this searcher embedded were batched.
+    pub fn query_batches(&self) -> crate::query_batch::QueryBatchStats {
+        self.queries.stats()
+    }
+
     /// Embed a query with the index's model, refusing one longer than the model reads.
     pub fn embed_query(&self, query: &str) -> Result<Vec<f32>> {
         let m = self.load_model()?;

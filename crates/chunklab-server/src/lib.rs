@@ -192,9 +192,13 @@ async fn ready(State(state): State<Arc<AppState>>) -> Result<impl IntoResponse, 
 async fn metrics(State(state): State<Arc<AppState>>) -> Result<impl IntoResponse, ApiError> {
     let counts = off_runtime(&state, |st| st.index.as_ref().map(|ix| ix.counts())).await?;
     let (docs, chunks) = counts.map_or((None, None), |(d, c)| (Some(d), Some(c)));
-    let text = state
-        .metrics
-        .render(docs, chunks, state.in_flight.load(Ordering::Relaxed));
+    let batches = state.index.as_ref().map(|ix| ix.searcher().query_batches());
+    let text = state.metrics.render(
+        docs,
+        chunks,
+        batches,
+        state.in_flight.load(Ordering::Relaxed),
+    );
     Ok((
         [(
             header::CONTENT_TYPE,

@@ -59,6 +59,7 @@ impl Metrics {
         &self,
         documents: Option<usize>,
         chunks: Option<usize>,
+        query_batches: Option<chunklab_pipeline::QueryBatchStats>,
         in_flight: usize,
     ) -> String {
         let mut out = String::new();
@@ -148,6 +149,22 @@ impl Metrics {
                 "Chunks in the index.",
                 "gauge",
                 c as u64,
+            );
+        }
+        if let Some(q) = query_batches {
+            gauge(
+                &mut out,
+                "chunklab_query_batches_total",
+                "Forward passes that embedded search queries (since the index was last opened or committed).",
+                "counter",
+                q.batches,
+            );
+            gauge(
+                &mut out,
+                "chunklab_queries_embedded_total",
+                "Search queries embedded in those passes; divided by the passes, the mean batch size.",
+                "counter",
+                q.queries,
             );
         }
         out

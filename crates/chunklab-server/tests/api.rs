@@ -637,3 +637,62 @@ fn embed_serves_the_index_model() {
         401
     );
 }
+
+/// The value of a counter line `name N` in the metrics text.
+fn counter(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no `{name}` in the metrics:\n{text}"))
+}
+
+/// Queries are embedded outside the worker permits: with one permit, concurrent dense searches
+/// still meet in shared forward passes (inside the permit every pass would hold one query), and
+/// each gets the hits it gets alone.
+#[test]
+fn concurrent_queries_share_forward_passes_behind_one_worker() {
+    let s = start(
+        true,
+        Limits {
+            workers: 1,
+            ..Limits::default()
+        },
+    );
+    let queries: Vec<String> = (0..12)
+        .map(|i| format!("windturbines en parkeervergunningen {i}"))
+        .collect();
+    let alone: Vec<Vec<String>> = queries
+        .iter()
+        .map(|q| docs_of(&search(&s, ALICE, &q.replace(' ', "+"), "&mode=dense")))
+        .collect();
+    let before = get(&s.url("/metrics"), None).text;
+    let (b0, q0) = (
+        counter(&before, "chunklab_query_batches_total"),
+        counter(&before, "chunklab_queries_embedded_total"),
+    );
+    assert_eq!((b0, q0), (12, 12), "alone, one query per pass");
+    let start_line = std::sync::Barrier::new(queries.len());
+    let together: Vec<Vec<String>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = queries
+            .iter()
+            .map(|q| {
+                let (s, start_line) = (&s, &start_line);
+                sc.spawn(move || {
+                    start_line.wait();
+                    docs_of(&search(s, ALICE, &q.replace(' ', "+"), "&mode=dense"))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(together, alone);
+    let after = get(&s.url("/metrics"), None).text;
+    let (b, q) = (
+        counter(&after, "chunklab_query_batches_total") - b0,
+        counter(&after, "chunklab_queries_embedded_total") - q0,
+    );
+    assert_eq!(q, 12);
+    assert!(
+        b < 12,
+        "12 concurrent queries took {b} forward passes: they never met in a batch"
+    );
+}
