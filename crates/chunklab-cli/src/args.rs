@@ -130,6 +130,21 @@ pub struct ChunkingArgs {
     pub lossy: bool,
     #[command(flatten)]
     pub ocr: OcrArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Bounds on what one input may cost to parse: shared by `chunk`, `index` and `parse`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct LimitArgs {
+    /// Most elements (paragraphs, headings, table cells ...) one DOCX or ODT document may hold
+    /// (default 2000000); more is an error naming the file.
+    #[arg(long, value_name = "N")]
+    pub max_elements: Option<usize>,
+    /// Most megabytes a DOCX or ODT container may expand to (default 512); more is an error
+    /// naming the file.
+    #[arg(long, value_name = "MB")]
+    pub max_expanded_mb: Option<u64>,
 }
 
 /// OCR of scanned PDF pages and image files (PNG, JPEG, TIFF): shared by `chunk`, `index` and
@@ -318,6 +333,8 @@ impl ChunkingArgs {
                 include: self.include.clone(),
                 exclude: self.exclude.clone(),
                 ocr: self.ocr.options(),
+                max_elements: self.limits.max_elements,
+                max_expanded_mb: self.limits.max_expanded_mb,
             },
         })
     }

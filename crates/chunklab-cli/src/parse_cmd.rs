@@ -30,6 +30,8 @@ pub struct ParseArgs {
     encoding: Option<String>,
     #[command(flatten)]
     ocr: crate::args::OcrArgs,
+    #[command(flatten)]
+    limits: crate::args::LimitArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -56,6 +58,8 @@ pub fn run(a: ParseArgs) -> Result<ExitCode> {
         parser: a.parser.clone(),
         encoding: a.encoding.clone(),
         ocr: a.ocr.options(),
+        max_elements: a.limits.max_elements,
+        max_expanded_mb: a.limits.max_expanded_mb,
         ..ReadingConfig::default()
     })
     .map_err(crate::args::cli_error)?;

@@ -161,4 +161,10 @@ pub struct ReadingConfig {
     /// OCR of scanned PDF pages and image files: mode (auto, always, never), languages
     /// (`nld+eng`), minimum confidence, per-page timeout, preprocessing.
     pub ocr: chunklab_parse::ocr::OcrOptions,
+    /// Most elements (paragraphs, headings, table cells ...) one DOCX or ODT document may hold
+    /// (default 2,000,000): the bound on parse memory; more is an error naming the file.
+    pub max_elements: Option<usize>,
+    /// Most megabytes a DOCX or ODT container may expand to (default 512); more is an error
+    /// naming the file.
+    pub max_expanded_mb: Option<u64>,
 }

@@ -50,10 +50,31 @@ impl Reading {
             };
             return Err(chunklab_core::Error::Param { param, message }.into());
         }
+        let mut limits = Limits::default();
+        if let Some(n) = cfg.max_elements {
+            if n == 0 {
+                return Err(chunklab_core::Error::Param {
+                    param: "max_elements",
+                    message: "must be at least 1".into(),
+                }
+                .into());
+            }
+            limits.max_elements = n;
+        }
+        if let Some(mb) = cfg.max_expanded_mb {
+            if mb == 0 || mb > 1 << 20 {
+                return Err(chunklab_core::Error::Param {
+                    param: "max_expanded_mb",
+                    message: format!("{mb} is out of range: give 1 to 1048576 (megabytes)"),
+                }
+                .into());
+            }
+            limits.max_decompressed_bytes = mb << 20;
+        }
         Ok(Reading {
             decoding: Decoding::new(cfg.encoding.as_deref(), cfg.lossy)?,
             parser: cfg.parser.clone(),
-            limits: Limits::default(),
+            limits,
             ocr: cfg.ocr.clone(),
         })
     }

@@ -163,15 +163,14 @@ pub(crate) fn walk<F: Format>(
     };
     let mut r = xml::reader(xml_bytes);
     let mut events = 0u32;
+    let over = || ParseError::Limit {
+        what: format!("elements (paragraphs, headings, table cells) in the {format} part {part}"),
+        limit: max_elements as u64,
+    };
     loop {
         events = events.wrapping_add(1);
         if events % 4096 == 0 && w.blocks.builder.len() > max_elements {
-            return Err(ParseError::Limit {
-                what: format!(
-                    "elements (paragraphs, headings, table cells) in the {format} part {part}"
-                ),
-                limit: max_elements as u64,
-            });
+            return Err(over());
         }
         match r.read_event() {
             Ok(Event::Start(e)) => {
@@ -216,6 +215,10 @@ pub(crate) fn walk<F: Format>(
     }
     while !w.blocks.tables.is_empty() {
         w.end_table();
+    }
+    // Checked while walking only every 4,096 events; exactly here.
+    if w.blocks.builder.len() > max_elements {
+        return Err(over());
     }
     Ok(w.blocks.builder)
 }
