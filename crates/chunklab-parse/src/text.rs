@@ -64,6 +64,18 @@ impl TextParser {
     pub fn parse_flat(&self, bytes: &[u8]) -> Result<ParsedDocument, ParseError> {
         Ok(parse_text_flat(decode(bytes)?))
     }
+
+    /// [`TextParser::parse_flat`] of text already in a `String`, which becomes the document's
+    /// text (not copied; a byte order mark is left out, as [`Parser::parse`] does).
+    pub fn parse_flat_string(&self, mut text: String) -> ParsedDocument {
+        if text.starts_with('\u{feff}') {
+            text.drain(..'\u{feff}'.len_utf8());
+        }
+        if text.contains('\x0C') {
+            return parse_text(&text);
+        }
+        flat(text)
+    }
 }
 
 /// Plain `text` as [`parse_text`] gives it to a [`chunklab_core::Locator`] (the same text,
@@ -84,31 +96,35 @@ pub fn parse_text_flat(text: &str) -> ParsedDocument {
     if text.contains('\x0C') {
         return parse_text(text);
     }
-    let (s, e) = strip_span(text, 0, text.len());
+    flat(text.to_string())
+}
+
+/// [`parse_text_flat`] of text without form feeds.
+fn flat(text: String) -> ParsedDocument {
+    let (s, e) = strip_span(&text, 0, text.len());
     let mut elements = Vec::new();
     if s < e {
-        let newlines = |upto: usize| {
-            text.as_bytes()[..upto]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-        };
-        let first = newlines(s) as u32 + 1;
-        let last = first
-            + text.as_bytes()[s..e - 1]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count() as u32;
+        let bytes = text.as_bytes();
+        let first = count_newlines(&bytes[..s]) as u32 + 1;
+        let last = first + count_newlines(&bytes[s..e - 1]) as u32;
         elements.push(Element::new(ElementKind::Other, s, e).with_lines(first, last));
     }
     ParsedDocument {
-        text: text.to_string(),
+        text,
         elements,
         format: "text".into(),
         metadata: BTreeMap::new(),
         warnings: Vec::new(),
         pages: None,
     }
+}
+
+/// The number of `\n` bytes (counted in runs of 255 bytes into a `u8`, which vectorizes).
+fn count_newlines(bytes: &[u8]) -> usize {
+    bytes
+        .chunks(255)
+        .map(|c| c.iter().fold(0u8, |n, &b| n + u8::from(b == b'\n')) as usize)
+        .sum()
 }
 
 /// Longest line (in bytes) that can be a heading.

@@ -1,5 +1,6 @@
-//! `TextParser::parse_flat` (plain text without its structure) gives every strategy that reads
-//! only locations ([`Chunker::reads_only_locations`]) exactly the chunks of the full parse:
+//! `TextParser::parse_flat` and `parse_flat_string` (plain text without its structure) give
+//! every strategy that reads only locations ([`Chunker::reads_only_locations`]) exactly the
+//! chunks of the full parse:
 //! same spans, ids, char offsets, pages and source lines, on generated texts with headings,
 //! lists, titles, odd whitespace, CRLF, a byte order mark and form feeds, and on the
 //! repository's own Markdown documents read as plain text.
@@ -51,12 +52,16 @@ fn parse_both(bytes: &[u8]) -> (ParsedDocument, ParsedDocument) {
 
 fn assert_same_chunks(name: &str, bytes: &[u8], chunkers: &[Box<dyn Chunker>]) {
     let (full, flat) = parse_both(bytes);
-    assert_eq!(full.text, flat.text, "{name}: text");
-    assert_eq!(full.pages, flat.pages, "{name}: pages");
-    for c in chunkers {
-        let a = chunk_parsed_document("d", "s", &full, c.as_ref()).expect("full chunks");
-        let b = chunk_parsed_document("d", "s", &flat, c.as_ref()).expect("flat chunks");
-        assert_eq!(a, b, "{name}: {}", c.config());
+    let owned = String::from_utf8(bytes.to_vec()).expect("UTF-8 test text");
+    let from_string = TextParser.parse_flat_string(owned);
+    for (how, flat) in [("bytes", &flat), ("string", &from_string)] {
+        assert_eq!(full.text, flat.text, "{name}: text ({how})");
+        assert_eq!(full.pages, flat.pages, "{name}: pages ({how})");
+        for c in chunkers {
+            let a = chunk_parsed_document("d", "s", &full, c.as_ref()).expect("full chunks");
+            let b = chunk_parsed_document("d", "s", flat, c.as_ref()).expect("flat chunks");
+            assert_eq!(a, b, "{name}: {} ({how})", c.config());
+        }
     }
 }
 

@@ -144,12 +144,14 @@ pub fn parse_with_ocr(
 }
 
 impl crate::Pipeline {
-    /// [`parse`] for this pipeline (its `parser`, default OCR options), with plain text parsed
-    /// only as far as the strategy reads it: when the chunker reads only locations
-    /// ([`chunklab_core::Chunker::reads_only_locations`]) and no context stage needs the title,
-    /// a text document is [`TextParser::parse_flat`](chunklab_parse::text::TextParser::parse_flat)'d
-    /// (same chunks, no heading or list detection).
-    pub fn parse_bytes(&self, path: &Path, bytes: &[u8]) -> Result<ParsedDocument, ParseError> {
+    /// [`parse`] of `text` (the file at `path`) for this pipeline (its `parser`, default OCR
+    /// options), with plain text parsed only as far as the strategy reads it: when the chunker
+    /// reads only locations ([`chunklab_core::Chunker::reads_only_locations`]) and no context
+    /// stage needs the title, a text document is
+    /// [`TextParser::parse_flat_string`](chunklab_parse::text::TextParser::parse_flat_string)'d
+    /// (same chunks, no heading or list detection, the text not copied).
+    pub fn parse_text(&self, path: &Path, text: String) -> Result<ParsedDocument, ParseError> {
+        let bytes = text.as_bytes();
         let parser = chooser(
             path,
             bytes,
@@ -158,7 +160,7 @@ impl crate::Pipeline {
         );
         if parser.name() == "text" && self.chunker.reads_only_locations() && self.context.is_none()
         {
-            return chunklab_parse::text::TextParser.parse_flat(bytes);
+            return Ok(chunklab_parse::text::TextParser.parse_flat_string(text));
         }
         parser.parse(bytes, path, &self.reading.limits)
     }

@@ -10,7 +10,7 @@ use chunklab_core::document::ParsedDocument;
 use chunklab_pipeline::{Input, Pipeline, PipelineConfig, Prepared, Skip};
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 use rayon::prelude::*;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -111,8 +111,7 @@ impl Chunker {
             None => Input::Stdin,
         };
         let name = input.source();
-        let parsed = self.pipeline.parse_bytes(input.path(), text.as_bytes());
-        drop(text);
+        let parsed = self.pipeline.parse_text(input.path(), text);
         let mut doc = match parsed {
             Ok(d) => d,
             Err(e) => {
@@ -270,11 +269,11 @@ impl Chunker {
     fn chunk<'py>(
         &self,
         py: Python<'py>,
-        text: String,
+        text: &Bound<'py, PyString>,
         source: Option<PathBuf>,
     ) -> PyResult<Bound<'py, PyList>> {
         let source = source.map(|p| p.to_string_lossy().into_owned());
-        chunk_text(py, self, text, source)
+        chunk_text(py, self, crate::convert::str_to_string(text)?, source)
     }
 
     /// Chunk files and directories (walked recursively, sorted; hidden and .gitignored files

@@ -112,3 +112,29 @@ pub fn paths(v: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     }
     v.try_iter()?.map(|p| one(&p?)).collect()
 }
+
+/// A Python `str` as an owned UTF-8 `String`, encoded by CPython once per string:
+/// `PyUnicode_AsUTF8AndSize` keeps the UTF-8 form inside the `str` (so chunking the same string
+/// again does not encode it again), and the bytes are copied out once. A `str` that is not
+/// valid Unicode (lone surrogates) raises `UnicodeEncodeError`, as pyo3's own conversion does.
+pub fn str_to_string(s: &Bound<'_, PyString>) -> PyResult<String> {
+    // In the stable ABI only from 3.10, but exported by every CPython 3 (the wheel is
+    // abi3-py39, whose declarations leave it out).
+    extern "C" {
+        fn PyUnicode_AsUTF8AndSize(
+            unicode: *mut pyo3::ffi::PyObject,
+            size: *mut pyo3::ffi::Py_ssize_t,
+        ) -> *const std::os::raw::c_char;
+    }
+    let mut size: pyo3::ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live `str` (the GIL is held); on success the pointer is to `size` bytes
+    // of valid UTF-8 that live as long as the string, and they are copied before returning.
+    unsafe {
+        let data = PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size);
+        if data.is_null() {
+            return Err(PyErr::fetch(s.py()));
+        }
+        let bytes = std::slice::from_raw_parts(data.cast::<u8>(), size as usize);
+        Ok(std::str::from_utf8_unchecked(bytes).to_owned())
+    }
+}

@@ -25,7 +25,7 @@ mod queries;
 
 use chunker::{chunk_paths, chunk_text, pipeline_for_kwargs, Chunker};
 use pyo3::prelude::*;
-use pyo3::types::{PyAny, PyDict, PyList};
+use pyo3::types::{PyAny, PyDict, PyList, PyString};
 use std::path::PathBuf;
 
 /// Chunk a string with the configuration the keyword arguments spell (cached per
@@ -34,13 +34,13 @@ use std::path::PathBuf;
 #[pyo3(signature = (text, source=None, **config))]
 fn chunk<'py>(
     py: Python<'py>,
-    text: String,
+    text: &Bound<'py, PyString>,
     source: Option<PathBuf>,
     config: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let chunker = Chunker::from_pipeline(pipeline_for_kwargs(py, config)?);
     let source = source.map(|p| p.to_string_lossy().into_owned());
-    chunk_text(py, &chunker, text, source)
+    chunk_text(py, &chunker, convert::str_to_string(text)?, source)
 }
 
 /// Chunk files and directories in parallel with the GIL released.

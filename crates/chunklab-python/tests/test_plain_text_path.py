@@ -57,3 +57,17 @@ def test_lazy_ids_and_neighbours_are_the_cli_ids(cli):
     assert [c.next_id for c in chunks] == [*ids[1:], None]
     # Read in another order (ids are computed when read, never cached wrongly).
     assert [c.id for c in reversed(chunks)] == ids[::-1]
+
+
+def test_the_same_string_twice_and_bad_strings():
+    """The text's UTF-8 form is CPython's cached one: a second call on the same `str` gives the
+    same chunks; a `str` with lone surrogates raises like any UTF-8 encoding of it."""
+    text = TEXTS["non_ascii"]
+    first = [c.to_dict() for c in chunklab.chunk(text, strategy="recursive", size=100)]
+    assert first == [c.to_dict() for c in chunklab.chunk(text, strategy="recursive", size=100)]
+    with pytest.raises(UnicodeEncodeError):
+        chunklab.chunk("a\udc80b", strategy="recursive")
+    with pytest.raises(UnicodeEncodeError):
+        chunklab.Chunker(strategy="fixed", size=10).chunk("a\udc80b")
+    with pytest.raises(TypeError):
+        chunklab.chunk(b"bytes are not text")
