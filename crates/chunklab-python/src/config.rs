@@ -24,6 +24,8 @@ const PIPELINE_KEYS: &[(&str, Option<&str>, &str)] = &[
     ("lossy", Some("reading"), "lossy"),
     ("include", Some("reading"), "include"),
     ("exclude", Some("reading"), "exclude"),
+    ("max_elements", Some("reading"), "max_elements"),
+    ("max_expanded_mb", Some("reading"), "max_expanded_mb"),
     ("llm", Some("llm"), "spec"),
     ("llm_no_cache", Some("llm"), "no_cache"),
     ("llm_concurrency", Some("llm"), "concurrency"),
