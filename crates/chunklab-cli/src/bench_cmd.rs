@@ -93,6 +93,11 @@ pub struct BenchArgs {
     /// temporary directory).
     #[arg(long)]
     pub scratch_dir: Option<PathBuf>,
+    /// Write the dataset instead of running: documents under DIR/corpus (at their ids), queries
+    /// as DIR/queries.jsonl, the files --corpus DIR/corpus --queries DIR/queries.jsonl reads.
+    /// DIR must be new or empty.
+    #[arg(long, value_name = "DIR")]
+    pub export: Option<PathBuf>,
     /// No progress output.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -194,8 +199,25 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
         }
     }
     let req = a.request();
-    // Dataset and configurations are checked before anything expensive runs.
     let stderr_notes = NotesToStderr;
+    if let Some(dir) = &a.export {
+        let e = chunklab_eval::export::export(&req, dir, &stderr_notes)?;
+        eprintln!(
+            "exported {} documents ({:.1} MB) to {} and {} queries to {}",
+            e.documents,
+            e.bytes as f64 / 1e6,
+            e.corpus.display(),
+            e.query_count,
+            e.queries.display()
+        );
+        eprintln!(
+            "run it: chunklab bench --corpus {} --queries {}",
+            e.corpus.display(),
+            e.queries.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Dataset and configurations are checked before anything expensive runs.
     let (ds, which) = req.dataset(&stderr_notes)?;
     let configs = req.configs(which)?;
     eprintln!("{} configurations", configs.len());

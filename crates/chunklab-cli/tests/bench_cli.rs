@@ -392,3 +392,122 @@ fn a_bm25_only_sweep_refuses_a_model_that_does_not_exist() {
         stderr(&out)
     );
 }
+
+/// `--export DIR` writes the generated archive as files; benching those files gives the rows
+/// the built-in dataset gives (same documents, ids, queries and spans).
+#[test]
+fn export_writes_the_archive_that_bench_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let out_dir = dir.path().join("archive");
+    let out = chunklab(
+        &["--docs", "20", "--export", out_dir.to_str().unwrap()],
+        &cache,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("exported 20 documents"),
+        "{}",
+        stderr(&out)
+    );
+    let corpus = out_dir.join("corpus");
+    let queries = out_dir.join("queries.jsonl");
+    let files = walkdir(&corpus);
+    assert_eq!(files.len(), 20, "{files:?}");
+    assert!(files.iter().any(|f| f.starts_with("moties/")), "{files:?}");
+    let lines = std::fs::read_to_string(&queries).unwrap();
+    let n = lines.lines().count();
+    assert!(n > 0);
+    assert!(
+        stderr(&out).contains(&format!(" and {n} queries to ")),
+        "{}",
+        stderr(&out)
+    );
+
+    let rows = |args: &[&str], name: &str| -> Vec<Value> {
+        let json = dir.path().join(name);
+        let sweep = dir.path().join("sweep.toml");
+        std::fs::write(
+            &sweep,
+            "modes = [\"bm25\"]\nunit = \"chars\"\n[[config]]\nstrategy = \"recursive\"\nsize = 800\n[[config]]\nstrategy = \"headings\"\nsize = 1500\n",
+        )
+        .unwrap();
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend([
+            "--config",
+            sweep.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        let out = chunklab(&all, &cache);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let mut rows = v["rows"].as_array().unwrap().clone();
+        for r in &mut rows {
+            let m = r.as_object_mut().unwrap();
+            m.retain(|k, _| k == "config" || k == "metrics" || k == "mode");
+        }
+        rows
+    };
+    let built_in = rows(&["--docs", "20"], "built_in.json");
+    let exported = rows(
+        &[
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--queries",
+            queries.to_str().unwrap(),
+        ],
+        "exported.json",
+    );
+    assert!(!built_in.is_empty());
+    assert_eq!(built_in.len(), exported.len());
+    // The same chunks and labels; only the order documents are indexed in differs (archive
+    // order vs. path order), which can break ties between equal BM25 scores differently.
+    for (a, b) in built_in.iter().zip(&exported) {
+        assert_eq!(a["config"], b["config"]);
+        for (metric, tolerance) in [
+            ("recall", 0.0),
+            ("doc_recall", 0.0),
+            ("chunk_recall", 0.0),
+            ("mrr", 0.005),
+            ("ndcg", 0.005),
+        ] {
+            let (x, y) = (
+                a["metrics"][metric].as_f64().unwrap(),
+                b["metrics"][metric].as_f64().unwrap(),
+            );
+            assert!((x - y).abs() <= tolerance, "{metric}: {x} vs {y}\n{a}\n{b}");
+        }
+    }
+
+    // A second export into the same directory is refused, not merged.
+    let again = chunklab(
+        &["--docs", "20", "--export", out_dir.to_str().unwrap()],
+        &cache,
+    );
+    assert!(!again.status.success());
+    assert!(stderr(&again).contains("not empty"), "{}", stderr(&again));
+}
+
+/// Files under `root`, as sorted relative paths with `/`.
+fn walkdir(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push(rel);
+            }
+        }
+    }
+    out.sort();
+    out
+}

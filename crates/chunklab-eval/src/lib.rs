@@ -16,6 +16,7 @@ pub mod context;
 pub mod dataset;
 pub mod embed_cache;
 pub mod error;
+pub mod export;
 pub mod io;
 pub mod metrics;
 pub mod progress;
