@@ -190,7 +190,10 @@ fn chunk_lazily(
     let chunker = &pipeline.chunker;
     let (config, strategy) = (chunker.config(), chunker.strategy());
     let doc_id = input.doc_id();
-    let chunks = DocChunks::from_parts(parts, doc.text, config, strategy, doc_id, &source, unit);
+    let is_text = doc.format == "text";
+    let mut chunks =
+        DocChunks::from_parts(parts, doc.text, config, strategy, doc_id, &source, unit);
+    chunks.text_is_input = is_text;
     Outcome::Done(chunks, warnings)
 }
 
@@ -228,13 +231,20 @@ fn collect(py: Python<'_>, outcomes: Vec<Outcome>) -> PyResult<Bound<'_, PyList>
 }
 
 /// Chunk `text` with `chunker` (GIL released while chunking).
+/// `original`: the Python string `text` came from; where the document text is that string
+/// (plain text without a byte order mark), chunk texts are sliced from it by char offsets.
 pub fn chunk_text<'py>(
     py: Python<'py>,
     chunker: &Chunker,
     text: String,
+    original: &Bound<'py, PyString>,
     source: Option<String>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let outcome = py.detach(|| chunker.chunk_text_raw(text, source.as_deref()));
+    let input_len = text.len();
+    let mut outcome = py.detach(|| chunker.chunk_text_raw(text, source.as_deref()));
+    if let Outcome::Done(chunks, _) = &mut outcome {
+        chunks.share_python_text(original, input_len);
+    }
     collect(py, vec![outcome])
 }
 
@@ -273,7 +283,7 @@ impl Chunker {
         source: Option<PathBuf>,
     ) -> PyResult<Bound<'py, PyList>> {
         let source = source.map(|p| p.to_string_lossy().into_owned());
-        chunk_text(py, self, crate::convert::str_to_string(text)?, source)
+        chunk_text(py, self, crate::convert::str_to_string(text)?, text, source)
     }
 
     /// Chunk files and directories (walked recursively, sorted; hidden and .gitignored files

@@ -22,6 +22,10 @@ pub struct DocData {
     pub unit: Arc<str>,
     /// Chunk ids, in chunk order (neighbours for LlamaIndex's PREVIOUS/NEXT).
     pub ids: Ids,
+    /// The Python string the chunks were made from, where `text` is exactly that string:
+    /// chunk texts are then its slices by char offsets (`PyUnicode_Substring`, no UTF-8
+    /// decoding).
+    pub py_text: Option<Py<PyString>>,
 }
 
 /// A document's chunk ids: made with the chunks, or computed when asked for.
@@ -79,6 +83,9 @@ pub struct DocChunks {
     pub doc: Arc<DocData>,
     /// The chunks.
     pub records: Vec<Record>,
+    /// The document text is the input text itself, possibly less a byte order mark (plain
+    /// text): see [`DocChunks::share_python_text`].
+    pub text_is_input: bool,
 }
 
 impl DocChunks {
@@ -193,8 +200,21 @@ impl DocChunks {
                 source: source.to_string(),
                 unit,
                 ids,
+                py_text: None,
             }),
             records,
+            text_is_input: false,
+        }
+    }
+
+    /// Slice chunk texts out of `original` from now on, if the document text is exactly that
+    /// string: its UTF-8 was `input_len` bytes and the parser kept the text as is (plain text,
+    /// whose only change would be a dropped byte order mark, which changes the length).
+    pub fn share_python_text(&mut self, original: &Bound<'_, PyString>, input_len: usize) {
+        if let Some(doc) = Arc::get_mut(&mut self.doc) {
+            if self.text_is_input && doc.text.len() == input_len {
+                doc.py_text = Some(original.clone().unbind());
+            }
         }
     }
 
@@ -234,6 +254,19 @@ impl Chunk {
     /// The chunk's text: `document[start_char:end_char]` (without prefix or context).
     #[getter]
     fn text<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        if let Some(s) = &self.doc.py_text {
+            let (a, b) = (self.r.start_char, self.r.end_char);
+            // SAFETY: `s` is a live `str`; PyUnicode_Substring returns a new reference to a
+            // `str` (or NULL with an exception set, taken by `from_owned_ptr_or_err`).
+            let sub = unsafe {
+                let p = pyo3::ffi::PyUnicode_Substring(s.as_ptr(), a as isize, b as isize);
+                Bound::from_owned_ptr_or_err(py, p)
+            };
+            if let Ok(sub) = sub {
+                // SAFETY: PyUnicode_Substring returns a `str`.
+                return unsafe { sub.cast_into_unchecked() };
+            }
+        }
         PyString::new(py, &self.doc.text[self.r.start_byte..self.r.end_byte])
     }
     /// Stable content id (blake3 of document id, span, configuration and text).

@@ -40,7 +40,7 @@ fn chunk<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let chunker = Chunker::from_pipeline(pipeline_for_kwargs(py, config)?);
     let source = source.map(|p| p.to_string_lossy().into_owned());
-    chunk_text(py, &chunker, convert::str_to_string(text)?, source)
+    chunk_text(py, &chunker, convert::str_to_string(text)?, text, source)
 }
 
 /// Chunk files and directories in parallel with the GIL released.
