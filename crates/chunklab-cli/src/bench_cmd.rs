@@ -93,6 +93,11 @@ pub struct BenchArgs {
     /// temporary directory).
     #[arg(long)]
     pub scratch_dir: Option<PathBuf>,
+    /// Build each configuration's collection in PostgreSQL + pgvector instead: a postgres://
+    /// URL whose user may create databases; each configuration gets a database of its own,
+    /// dropped after it.
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
     /// Write the dataset instead of running: documents under DIR/corpus (at their ids), queries
     /// as DIR/queries.jsonl, the files --corpus DIR/corpus --queries DIR/queries.jsonl reads.
     /// DIR must be new or empty.
@@ -186,6 +191,7 @@ impl BenchArgs {
             no_cache: self.no_cache,
             fetch: self.fetch,
             scratch_dir: self.scratch_dir.clone(),
+            store: self.store.clone(),
         }
     }
 }

@@ -185,3 +185,79 @@ fn index_and_store_flags_are_exclusive_and_one_is_required() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("--index"), "{}", stderr(&out));
 }
+
+/// `chunklab bench --store URL`: each configuration is built in a PostgreSQL database of its
+/// own (dropped afterwards) and queried there; dense rows equal the embedded index's.
+#[test]
+fn bench_store_runs_the_lab_on_postgres() {
+    let url = chunklab_test_support::pg_url();
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = dir.path().join("sweep.toml");
+    std::fs::write(
+        &sweep,
+        "models = [\"minilm\"]\nmodes = [\"dense\", \"bm25\"]\nunit = \"chars\"\n[[config]]\nstrategy = \"recursive\"\nsize = 800\n",
+    )
+    .unwrap();
+    let rows = |extra: &[&str], name: &str| -> Vec<Value> {
+        let json = dir.path().join(name);
+        let mut args = vec![
+            "bench",
+            "--docs",
+            "8",
+            "--config",
+            sweep.to_str().unwrap(),
+            "--cache-dir",
+            dir.path().join("cache").to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+            "-q",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        ok(&refs);
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+        v["rows"].as_array().unwrap().clone()
+    };
+    let embedded = rows(&[], "embedded.json");
+    let pg = rows(&["--store", &url], "pg.json");
+    assert_eq!(embedded.len(), 2);
+    assert_eq!(pg.len(), 2);
+    for (e, p) in embedded.iter().zip(&pg) {
+        assert_eq!(e["mode"], p["mode"]);
+        assert_eq!(
+            e["cost"]["chunks"], p["cost"]["chunks"],
+            "same chunks in both stores"
+        );
+        if e["mode"] == "dense" {
+            for m in ["recall", "doc_recall", "mrr"] {
+                assert_eq!(e["metrics"][m], p["metrics"][m], "dense {m}: {e}\n{p}");
+            }
+        } else {
+            // ts_rank_cd, not BM25: close, not equal.
+            let d = p["metrics"]["doc_recall"].as_f64().unwrap();
+            assert!(d > 50.0, "bm25 on PostgreSQL: {p}");
+        }
+    }
+    // No scratch database is left behind.
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let left: i64 = c
+        .query_one(
+            "SELECT count(*) FROM pg_database WHERE datname LIKE 'chunklab_scratch_%'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0);
+
+    // A URL that is not PostgreSQL is refused before anything runs.
+    let out = run(&["bench", "--store", "/tmp/idx", "-q"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("not a postgres:// URL"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -63,6 +63,10 @@ pub struct BenchRequest {
     pub fetch: bool,
     /// Where each configuration's index is built and deleted again.
     pub scratch_dir: Option<PathBuf>,
+    /// Build each configuration's collection in PostgreSQL instead: a `postgres://` URL of a
+    /// server (with pgvector) whose user may create databases; each configuration gets a
+    /// database of its own, dropped after it.
+    pub store: Option<String>,
 }
 
 impl Default for BenchRequest {
@@ -87,6 +91,7 @@ impl Default for BenchRequest {
             no_cache: false,
             fetch: false,
             scratch_dir: None,
+            store: None,
         }
     }
 }
@@ -99,6 +104,19 @@ impl BenchRequest {
     /// The dataset the request names (restricted by `only_docs`) and which default sweep fits it;
     /// what was loaded is told through `progress.note`.
     pub fn dataset(&self, progress: &dyn Progress) -> Result<(Dataset, DefaultSweep)> {
+        if let Some(store) = &self.store {
+            if !chunklab_postgres::is_postgres_url(store) {
+                return Err(config_err(format!(
+                    "store `{}` is not a postgres:// URL (without store, each configuration is an embedded index in scratch_dir)",
+                    chunklab_postgres::conn::hide_password(store)
+                )));
+            }
+            if self.scratch_dir.is_some() {
+                return Err(config_err(
+                    "give store (PostgreSQL) or scratch_dir (embedded indexes), not both",
+                ));
+            }
+        }
         let (mut ds, which) = match (&self.corpus, &self.queries, self.dataset.as_deref()) {
             (Some(_), _, Some(_)) => {
                 return Err(config_err(
@@ -274,6 +292,7 @@ impl BenchRequest {
                 home: None,
             },
             scratch_dir: self.scratch_dir.clone(),
+            store: self.store.clone(),
         }
     }
 }

@@ -1,16 +1,20 @@
 //! One configuration's collection: its chunks written into a real `chunklab-index` (store,
 //! tantivy BM25 with the Dutch/English analyzers, HNSW or exact vectors) in a scratch
-//! directory, and searched through [`Index::search`] — the index `chunklab index` builds and
-//! `chunklab search` queries, so the lab measures what users run. Index bytes are read from the
-//! files on disk.
+//! directory, or into a PostgreSQL database of its own ([`Scratch::Postgres`]), and searched
+//! through the store seam's `search` — the stores `chunklab index` builds and `chunklab search`
+//! queries, so the lab measures what users run. Index bytes are read from the files on disk
+//! (`pg_database_size` for PostgreSQL).
 
 use crate::chunking::{doc_runs, EvalChunk};
 use crate::error::{Error, Result};
 use crate::sweep::{ChunkSpec, Mode};
 use chunklab_core::document::ParsedDocument;
 use chunklab_core::ChunkMeta;
-use chunklab_index::{Index, IndexWriter, NewChunk, NewDocument, Query, Rerank, Settings};
-use std::path::Path;
+use chunklab_index::{
+    ChunkStore, Index, IndexWriter, NewChunk, NewDocument, Query, Rerank, Settings, StoreWriter,
+};
+use chunklab_postgres::scratch::ScratchDatabase;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The embedding model of a collection: name, vector dimension, tokens per text.
@@ -31,19 +35,36 @@ pub struct DiskBytes {
     pub store: u64,
 }
 
-/// A built, opened index over one configuration's chunks (deleted when dropped).
+/// Where each configuration's collection is built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scratch {
+    /// An embedded index in a temporary directory under this one.
+    Dir(PathBuf),
+    /// A database of its own on this PostgreSQL server (a `postgres://` URL whose user may
+    /// create databases), dropped afterwards.
+    Postgres(String),
+}
+
+/// What a collection lives in, removed when dropped.
+enum Place {
+    Dir(tempfile::TempDir),
+    Database(Box<ScratchDatabase>),
+}
+
+/// A built, opened store over one configuration's chunks (deleted when dropped).
 pub struct Collection {
-    index: Index,
+    // Declared first so it is dropped (its connections closed) before the place is removed.
+    store: Box<dyn ChunkStore>,
     /// Size on disk after building.
     pub bytes: DiskBytes,
-    _dir: tempfile::TempDir,
+    _place: Place,
 }
 
 impl Collection {
-    /// Write `chunks` (with `vectors[i]` for chunk `i` when a model is given) into a new index
-    /// under `scratch` and open it. Chunk `i` gets the id `i`.
+    /// Write `chunks` (with `vectors[i]` for chunk `i` when a model is given) into a new store
+    /// in `scratch` and open it. Chunk `i` gets the id `i`.
     pub fn build(
-        scratch: &Path,
+        scratch: &Scratch,
         spec: &ChunkSpec,
         model: Option<ModelInfo<'_>>,
         docs: &[ParsedDocument],
@@ -52,12 +73,6 @@ impl Collection {
         vectors: Option<&[Arc<[f32]>]>,
     ) -> Result<Collection> {
         let fail = |e: chunklab_index::Error| Error::Run(format!("index of {}: {e}", spec.label()));
-        std::fs::create_dir_all(scratch)
-            .map_err(|e| Error::Run(format!("{}: {e}", scratch.display())))?;
-        let dir = tempfile::Builder::new()
-            .prefix("chunklab-bench-")
-            .tempdir_in(scratch)
-            .map_err(|e| Error::Run(format!("{}: {e}", scratch.display())))?;
         let settings = Settings {
             chunker: spec.label(),
             reading: String::new(),
@@ -69,7 +84,23 @@ impl Collection {
             lang: spec.lang.clone(),
         };
         let dim = settings.dim;
-        let mut w = IndexWriter::open(dir.path(), settings, false).map_err(fail)?;
+        let (mut w, place): (Box<dyn StoreWriter>, Place) = match scratch {
+            Scratch::Dir(root) => {
+                std::fs::create_dir_all(root)
+                    .map_err(|e| Error::Run(format!("{}: {e}", root.display())))?;
+                let dir = tempfile::Builder::new()
+                    .prefix("chunklab-bench-")
+                    .tempdir_in(root)
+                    .map_err(|e| Error::Run(format!("{}: {e}", root.display())))?;
+                let w = IndexWriter::open(dir.path(), settings, false).map_err(fail)?;
+                (Box::new(w), Place::Dir(dir))
+            }
+            Scratch::Postgres(url) => {
+                let db = ScratchDatabase::create(url).map_err(fail)?;
+                let w = chunklab_postgres::open_writer(db.url(), settings, false).map_err(fail)?;
+                (w, Place::Database(Box::new(db)))
+            }
+        };
         for (d, run) in doc_runs(chunks) {
             let start = run.start;
             let new_chunks = run
@@ -109,13 +140,25 @@ impl Collection {
             .map_err(fail)?;
         }
         w.finish().map_err(fail)?;
-        let bytes = disk_bytes(dir.path())
-            .map_err(|e| Error::Run(format!("{}: {e}", dir.path().display())))?;
-        let index = Index::open(dir.path()).map_err(fail)?;
+        let (store, bytes): (Box<dyn ChunkStore>, DiskBytes) = match &place {
+            Place::Dir(dir) => (
+                Box::new(Index::open(dir.path()).map_err(fail)?),
+                disk_bytes(dir.path())
+                    .map_err(|e| Error::Run(format!("{}: {e}", dir.path().display())))?,
+            ),
+            Place::Database(db) => (
+                chunklab_postgres::open_store(db.url()).map_err(fail)?,
+                // One number for the whole database: tables, the HNSW and full-text indexes.
+                DiskBytes {
+                    store: db.bytes().map_err(fail)?,
+                    ..DiskBytes::default()
+                },
+            ),
+        };
         Ok(Collection {
-            index,
+            store,
             bytes,
-            _dir: dir,
+            _place: place,
         })
     }
 
@@ -136,7 +179,7 @@ impl Collection {
             q.rerank_top = top.max(k);
         }
         let hits = self
-            .index
+            .store
             .search(&q)
             .map_err(|e| Error::Run(format!("search `{text}`: {e}")))?;
         hits.iter()

@@ -38,6 +38,9 @@ pub struct RunOptions {
     /// Where each configuration's index is built (a temporary directory inside it, deleted
     /// afterwards); default: the system's temporary directory.
     pub scratch_dir: Option<PathBuf>,
+    /// Instead: a PostgreSQL server (`postgres://` URL) on which each configuration gets a
+    /// database of its own, dropped afterwards.
+    pub store: Option<String>,
 }
 
 /// Parse every document once (parser chosen by file name); documents whose spans are labelled
@@ -155,7 +158,7 @@ struct Resources<'a> {
     query_vecs: HashMap<String, Vec<Arc<[f32]>>>,
     rerankers: HashMap<(String, String), RerankWith>,
     llms: HashMap<String, Arc<LlmClient>>,
-    scratch: PathBuf,
+    scratch: crate::collection::Scratch,
     progress: &'a dyn Progress,
 }
 
@@ -262,7 +265,12 @@ impl<'a> Resources<'a> {
             query_vecs,
             rerankers,
             llms,
-            scratch: opts.scratch_dir.clone().unwrap_or_else(std::env::temp_dir),
+            scratch: match &opts.store {
+                Some(url) => crate::collection::Scratch::Postgres(url.clone()),
+                None => crate::collection::Scratch::Dir(
+                    opts.scratch_dir.clone().unwrap_or_else(std::env::temp_dir),
+                ),
+            },
             progress,
         })
     }

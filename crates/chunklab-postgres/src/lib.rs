@@ -14,6 +14,7 @@
 //! * [`filter`] — chunklab filters as SQL inside the candidate searches;
 //! * [`search`] — dense, full-text and hybrid (RRF in one statement) retrieval;
 //! * [`store`] — [`PgStore`]: search, then the embedded index's own rerank and shaping code;
+//! * [`scratch`] — [`scratch::ScratchDatabase`]: a database per bench configuration, dropped after it;
 //! * [`open`] — [`open_store`] / [`open_writer`]: a `postgres://` URL or an index directory,
 //!   behind the seam, for every face's `--store`.
 #![warn(missing_docs)]
@@ -22,6 +23,7 @@ pub mod conn;
 pub mod filter;
 pub mod open;
 pub mod schema;
+pub mod scratch;
 pub mod search;
 pub mod store;
 pub mod writer;

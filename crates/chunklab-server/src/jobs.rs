@@ -282,7 +282,7 @@ pub async fn start_bench(
 
 /// The [`BenchRequest`] keys the server chooses itself: a request that sets one is refused, and
 /// /openapi.json leaves them out.
-pub const SERVER_ONLY_KEYS: [&str; 3] = ["cache_dir", "scratch_dir", "fetch"];
+pub const SERVER_ONLY_KEYS: [&str; 4] = ["cache_dir", "scratch_dir", "fetch", "store"];
 
 /// Refuse what a request may not choose, and resolve its paths under the bench directory
 /// (symbolic links and `..` resolved first, so none leads out).
@@ -291,10 +291,11 @@ fn confine(bench: &mut BenchRequest, root: Option<&std::path::Path>) -> Result<(
         bench.cache_dir.is_some(),
         bench.scratch_dir.is_some(),
         bench.fetch,
+        bench.store.is_some(),
     ];
     if let Some((key, _)) = SERVER_ONLY_KEYS.iter().zip(set).find(|(_, set)| *set) {
         return Err(ApiError::invalid(format!(
-            "invalid `{key}`: the server chooses its cache, scratch directory and models"
+            "invalid `{key}`: the server chooses its cache, scratch directory, store and models"
         )));
     }
     for (key, path) in [
