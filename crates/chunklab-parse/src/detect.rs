@@ -147,13 +147,39 @@ fn looks_like_html(head: &[u8]) -> bool {
     lead.starts_with(b"<!doctype html") || lead.starts_with(b"<html")
 }
 
+/// The first position of `needle` in `hay` (runs on every string `chunklab.chunk` sniffs:
+/// candidates are found by the needle's first byte rather than comparing every window).
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+    let (&first, rest) = needle.split_first()?;
+    let mut from = 0;
+    while let Some(i) = hay.get(from..)?.iter().position(|&b| b == first) {
+        let at = from + i;
+        if hay.get(at + 1..at + needle.len()) == Some(rest) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn find_is_the_first_window_that_matches() {
+        let hay = b"xx%PD%PDF-1.7 %PDF-";
+        for needle in [&b"%PDF-"[..], b"%", b"x", b"-", b"%PDF-1.8", b"", b"zz"] {
+            let naive = if needle.is_empty() {
+                None
+            } else {
+                hay.windows(needle.len()).position(|w| w == needle)
+            };
+            assert_eq!(find(hay, needle), naive, "{needle:?}");
+        }
+        assert_eq!(find(b"", b"%PDF-"), None);
+        assert_eq!(find(b"%PD", b"%PDF-"), None);
+    }
 
     #[test]
     fn extensions_and_magic() {
