@@ -146,14 +146,17 @@ impl Collection {
                 disk_bytes(dir.path())
                     .map_err(|e| Error::Run(format!("{}: {e}", dir.path().display())))?,
             ),
-            Place::Database(db) => (
-                chunklab_postgres::open_store(db.url()).map_err(fail)?,
-                // One number for the whole database: tables, the HNSW and full-text indexes.
-                DiskBytes {
-                    store: db.bytes().map_err(fail)?,
-                    ..DiskBytes::default()
-                },
-            ),
+            Place::Database(db) => {
+                let b = db.bytes().map_err(fail)?;
+                (
+                    chunklab_postgres::open_store(db.url()).map_err(fail)?,
+                    DiskBytes {
+                        vectors: b.vectors,
+                        bm25: b.fulltext,
+                        store: b.total.saturating_sub(b.vectors + b.fulltext),
+                    },
+                )
+            }
         };
         Ok(Collection {
             store,

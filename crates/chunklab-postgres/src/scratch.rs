@@ -8,6 +8,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
+/// Bytes of a chunklab database, by part (see [`ScratchDatabase::bytes`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreBytes {
+    /// The `embedding` column and its HNSW index.
+    pub vectors: u64,
+    /// The `tsv` column and its GIN index.
+    pub fulltext: u64,
+    /// The whole database.
+    pub total: u64,
+}
+
 /// A database created on the server of a URL (whose own database is used to create and drop
 /// it), dropped again when this value is dropped.
 #[derive(Debug)]
@@ -55,15 +66,52 @@ impl ScratchDatabase {
         &self.name
     }
 
-    /// Its size on disk (`pg_database_size`).
-    pub fn bytes(&self) -> Result<u64, Error> {
-        let mut client = self.admin.connect()?;
-        let row = client
+    /// Its size on disk by part: the vectors (the `embedding` column and its HNSW index), the
+    /// full text (the `tsv` column and its GIN index), and the whole database
+    /// (`pg_database_size`, which includes both and PostgreSQL's own catalogs).
+    pub fn bytes(&self) -> Result<StoreBytes, Error> {
+        let fail = |e: postgres::Error| {
+            Error::Store(format!("size of {}: {}", self.name, crate::conn::cause(&e)))
+        };
+        let total: i64 = self
+            .admin
+            .connect()?
             .query_one("SELECT pg_database_size($1)::bigint", &[&self.name])
-            .map_err(|e| {
-                Error::Store(format!("size of {}: {}", self.name, crate::conn::cause(&e)))
-            })?;
-        Ok(row.get::<_, i64>(0).max(0) as u64)
+            .map_err(fail)?
+            .get(0);
+        let mut client = Target::parse(&self.url)?.connect()?;
+        // A store without a model (BM25 only) has no `embedding` column.
+        let has_vectors: bool = client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM information_schema.columns
+                 WHERE table_schema = 'chunklab' AND table_name = 'chunks' AND column_name = 'embedding')",
+                &[],
+            )
+            .map_err(fail)?
+            .get(0);
+        let embedding = if has_vectors {
+            "coalesce(sum(pg_column_size(embedding)), 0)"
+        } else {
+            "0"
+        };
+        let row = client
+            .query_one(
+                &format!(
+                    "SELECT ({embedding}
+                             + coalesce(pg_relation_size(to_regclass('chunklab.chunks_embedding')), 0))::bigint,
+                            (coalesce(sum(pg_column_size(tsv)), 0)
+                             + coalesce(pg_relation_size(to_regclass('chunklab.chunks_tsv')), 0))::bigint
+                     FROM chunklab.chunks"
+                ),
+                &[],
+            )
+            .map_err(fail)?;
+        let (vectors, fulltext): (i64, i64) = (row.get(0), row.get(1));
+        Ok(StoreBytes {
+            vectors: vectors.max(0) as u64,
+            fulltext: fulltext.max(0) as u64,
+            total: total.max(0) as u64,
+        })
     }
 }
 
