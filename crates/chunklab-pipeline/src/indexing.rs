@@ -184,11 +184,7 @@ impl IndexBuilder {
         let settings = pipeline.index_settings(&model_spec, model.as_ref());
         let mut notes = Vec::new();
         let writer: Box<dyn StoreWriter + Send> = if chunklab_postgres::is_postgres_url(location) {
-            Box::new(chunklab_postgres::PgWriter::open(
-                location,
-                settings,
-                cfg.rebuild,
-            )?)
+            chunklab_postgres::open::open_pg_writer(location, settings, cfg.rebuild)?
         } else {
             let w = IndexWriter::open(Path::new(location), settings, cfg.rebuild)?;
             let repaired = w.repaired();

@@ -15,7 +15,9 @@ pub const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 
 /// `true` for URLs this crate opens.
 pub fn is_postgres_url(s: &str) -> bool {
-    s.starts_with("postgres://") || s.starts_with("postgresql://")
+    s.starts_with("postgres://")
+        || s.starts_with("postgresql://")
+        || s.starts_with(crate::shards::CLUSTER_SCHEME)
 }
 
 /// A parsed server address: the client configuration and a display form without the password.

@@ -15,6 +15,8 @@
 //! * [`search`] — dense, full-text and hybrid (RRF in one statement) retrieval;
 //! * [`store`] — [`PgStore`]: search, then the embedded index's own rerank and shaping code;
 //! * [`scratch`] — [`scratch::ScratchDatabase`]: a database per bench configuration, dropped after it;
+//! * [`shards`] — a `postgres-cluster://` store: documents hash-partitioned over several
+//!   servers, searches fanned out to every shard (its replica) and merged exactly;
 //! * [`open`] — [`open_store`] / [`open_writer`]: a `postgres://` URL or an index directory,
 //!   behind the seam, for every face's `--store`.
 #![warn(missing_docs)]
@@ -25,6 +27,7 @@ pub mod open;
 pub mod schema;
 pub mod scratch;
 pub mod search;
+pub mod shards;
 pub mod store;
 pub mod writer;
 

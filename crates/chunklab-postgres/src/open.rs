@@ -1,6 +1,7 @@
 //! One entry point for every face's `--store` / `--index` value: a `postgres://` or
-//! `postgresql://` URL opens PostgreSQL, anything else is an index directory. The faces (the
-//! pipeline's `Searcher`, `chunklab index`) call these and only see the Store seam.
+//! `postgresql://` URL opens PostgreSQL, a `postgres-cluster://` list of shards opens them all
+//! ([`crate::shards`]), anything else is an index directory. The faces (the pipeline's
+//! `Searcher`, `chunklab index`) call these and only see the Store seam.
 
 use crate::conn::is_postgres_url;
 use crate::{PgStore, PgWriter};
@@ -9,10 +10,27 @@ use std::path::Path;
 
 /// Open a store for searching: PostgreSQL for a `postgres://` URL, else the index directory.
 pub fn open_store(location: &str) -> Result<Box<dyn ChunkStore>, Error> {
-    if is_postgres_url(location) {
+    if location.starts_with(crate::shards::CLUSTER_SCHEME) {
+        Ok(Box::new(crate::shards::ShardedStore::open(location)?))
+    } else if is_postgres_url(location) {
         Ok(Box::new(PgStore::open(location)?))
     } else {
         Ok(Box::new(Index::open(Path::new(location))?))
+    }
+}
+
+/// Open a PostgreSQL store (one server or a `postgres-cluster://` list) for writing.
+pub fn open_pg_writer(
+    location: &str,
+    settings: Settings,
+    rebuild: bool,
+) -> Result<Box<dyn StoreWriter + Send>, Error> {
+    if location.starts_with(crate::shards::CLUSTER_SCHEME) {
+        Ok(Box::new(crate::shards::ShardedWriter::open(
+            location, settings, rebuild,
+        )?))
+    } else {
+        Ok(Box::new(PgWriter::open(location, settings, rebuild)?))
     }
 }
 
@@ -23,7 +41,7 @@ pub fn open_writer(
     rebuild: bool,
 ) -> Result<Box<dyn StoreWriter>, Error> {
     if is_postgres_url(location) {
-        Ok(Box::new(PgWriter::open(location, settings, rebuild)?))
+        Ok(open_pg_writer(location, settings, rebuild)?)
     } else {
         Ok(Box::new(IndexWriter::open(
             Path::new(location),

@@ -38,6 +38,18 @@ pub fn retrieve(
     vector: Option<&[f32]>,
     depth: usize,
 ) -> Result<Vec<Ranked>, postgres::Error> {
+    retrieve_as(tx, q, q.mode, vector, depth)
+}
+
+/// [`retrieve`] with the retriever given: `Dense` or `Bm25` alone give the raw scores a
+/// sharded store merges across shards (ranks in the shard are then renumbered).
+pub fn retrieve_as(
+    tx: &mut Transaction<'_>,
+    q: &Query,
+    mode: Mode,
+    vector: Option<&[f32]>,
+    depth: usize,
+) -> Result<Vec<Ranked>, postgres::Error> {
     let leaves_only = q.small_to_big || q.auto_merge.is_some();
     let mut p = Params::default();
     let cond = condition(q.filter.as_deref(), leaves_only, &mut p);
@@ -62,7 +74,7 @@ pub fn retrieve(
             tsquery(t)
         )
     };
-    let rows = match q.mode {
+    let rows = match mode {
         Mode::Dense => {
             let v = p.push(Vector::from(vector.unwrap_or_default().to_vec()));
             let sql = format!(

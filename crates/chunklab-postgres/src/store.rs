@@ -122,8 +122,18 @@ impl PgStore {
         })
     }
 
+    /// The connection pool (a sharded store runs its statements on each shard's).
+    pub(crate) fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// The store's custom metadata fields.
+    pub(crate) fn custom_fields(&self) -> &[String] {
+        &self.custom_fields
+    }
+
     /// Fetch the candidates' rows and what shaping needs, in the read transaction.
-    fn shape_source(
+    pub(crate) fn shape_source(
         tx: &mut postgres::Transaction<'_>,
         q: &Query,
         keys: &[i64],
@@ -182,7 +192,7 @@ impl PgStore {
 
 /// The rows a search fetched: the [`ShapeSource`] the shared shaping code runs over.
 #[derive(Default)]
-struct Fetched {
+pub(crate) struct Fetched {
     chunks: HashMap<u64, ChunkRecord>,
     ids: HashMap<String, u64>,
     children: HashMap<String, usize>,
@@ -195,6 +205,16 @@ impl Fetched {
             self.ids.insert(c.id.clone(), c.key);
             self.chunks.insert(c.key, c);
         }
+    }
+
+    /// Take in `other`'s rows with every key mapped by `key` (shard-local → global).
+    pub(crate) fn absorb(&mut self, other: Fetched, key: impl Fn(u64) -> u64) {
+        self.add(other.chunks.into_values().map(|mut c| {
+            c.key = key(c.key);
+            c
+        }));
+        self.children.extend(other.children);
+        self.texts.extend(other.texts);
     }
 }
 

@@ -13,17 +13,7 @@ pub const DIM: usize = 64;
 
 /// `url` with its database replaced by `db`.
 pub fn with_db(url: &str, db: &str) -> String {
-    let (base, query) = url
-        .split_once('?')
-        .map_or((url, None), |(b, q)| (b, Some(q)));
-    let (scheme, rest) = base.split_once("://").unwrap();
-    let host = rest.split('/').next().unwrap();
-    let mut out = format!("{scheme}://{host}/{db}");
-    if let Some(q) = query {
-        out.push('?');
-        out.push_str(q);
-    }
-    out
+    chunklab_postgres::scratch::with_database(url, db)
 }
 
 /// A new, empty database on the test server; returns its URL.

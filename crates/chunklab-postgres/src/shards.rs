@@ -1,0 +1,406 @@
+//! Documents hash-partitioned across several PostgreSQL servers, searched by fan-out: a
+//! `postgres-cluster://` location lists the shards, `;`-separated, each `PRIMARY_URL` or
+//! `PRIMARY_URL|REPLICA_URL` (what `scripts/pg-cluster.sh start` prints). Writes go to the
+//! primary of the document's shard (BLAKE3 of its id); searches run on every shard's replica
+//! (its primary when it has none) in parallel.
+//!
+//! The merge is exact, not an approximation: dense scores (inner products) and full-text scores
+//! (`ts_rank_cd`, which has no IDF) mean the same on every shard, so each retriever's lists are
+//! merged by score, cut to the depth, ranked again, and — in hybrid mode — fused by RRF as one
+//! server would fuse them. Keys are shard-local; a global key is `local × shards + shard`.
+//! Equal scores are ordered by key, so tied chunks may be ranked in another order than on one
+//! server; in hybrid mode that can move a tied chunk's RRF score by one rank step
+//! (tests/shards.rs).
+
+use crate::search;
+use crate::store::{Fetched, PgStore};
+use crate::writer::PgWriter;
+use chunklab_index::seam::{self, Plan, Ranked};
+use chunklab_index::{
+    ChunkStore, Error, Filter, Hit, Mode, NewDocument, Query, Settings, StoreWriter,
+};
+
+/// The scheme of a sharded location.
+pub const CLUSTER_SCHEME: &str = "postgres-cluster://";
+
+/// One shard: where it is written and where it is searched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shard {
+    /// The primary's URL.
+    pub primary: String,
+    /// A streaming replica's URL, which serves the shard's searches.
+    pub replica: Option<String>,
+}
+
+/// The shards of a `postgres-cluster://` location.
+///
+/// ```
+/// use chunklab_postgres::shards::parse_cluster;
+/// let s = parse_cluster("postgres-cluster://postgres://a/x|postgres://b/x;postgres://c/x").unwrap();
+/// assert_eq!(s.len(), 2);
+/// assert_eq!(s[0].replica.as_deref(), Some("postgres://b/x"));
+/// assert!(s[1].replica.is_none());
+/// assert!(parse_cluster("postgres-cluster://").is_err());
+/// ```
+pub fn parse_cluster(location: &str) -> Result<Vec<Shard>, Error> {
+    let rest = location.strip_prefix(CLUSTER_SCHEME).ok_or_else(|| {
+        Error::Store(format!("`{location}` does not start with {CLUSTER_SCHEME}"))
+    })?;
+    let mut shards = Vec::new();
+    for part in rest.split(';').filter(|p| !p.trim().is_empty()) {
+        let (primary, replica) = match part.split_once('|') {
+            Some((p, r)) => (p.trim(), Some(r.trim().to_string())),
+            None => (part.trim(), None),
+        };
+        for url in std::iter::once(primary).chain(replica.as_deref()) {
+            if !crate::conn::is_postgres_url(url) || url.starts_with(CLUSTER_SCHEME) {
+                return Err(Error::Store(format!(
+                    "{CLUSTER_SCHEME}: shard `{}` is not a postgres:// URL (shards are `PRIMARY[|REPLICA]`, separated by `;`)",
+                    crate::conn::hide_password(url)
+                )));
+            }
+        }
+        shards.push(Shard {
+            primary: primary.to_string(),
+            replica,
+        });
+    }
+    if shards.is_empty() {
+        return Err(Error::Store(format!(
+            "{CLUSTER_SCHEME} lists no shards (give `PRIMARY[|REPLICA];…`)"
+        )));
+    }
+    Ok(shards)
+}
+
+/// The shard of a document.
+pub fn shard_of(doc_id: &str, shards: usize) -> usize {
+    let h = blake3::hash(doc_id.as_bytes());
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&h.as_bytes()[..8]);
+    (u64::from_le_bytes(b) % shards.max(1) as u64) as usize
+}
+
+/// A sharded store opened for searching.
+pub struct ShardedStore {
+    shards: Vec<PgStore>,
+    location: String,
+    custom_fields: Vec<String>,
+}
+
+impl ShardedStore {
+    /// Open every shard (its replica when it has one); they must hold the same settings.
+    pub fn open(location: &str) -> Result<ShardedStore, Error> {
+        let shards = parse_cluster(location)?;
+        let stores: Vec<PgStore> = shards
+            .iter()
+            .map(|s| PgStore::open(s.replica.as_deref().unwrap_or(&s.primary)))
+            .collect::<Result<_, _>>()?;
+        for s in &stores[1..] {
+            if s.settings() != stores[0].settings() {
+                return Err(Error::Mismatch(format!(
+                    "shard {} was indexed with other settings than shard {}; index every shard with the same flags",
+                    s.location(),
+                    stores[0].location()
+                )));
+            }
+        }
+        let mut custom_fields: Vec<String> = stores
+            .iter()
+            .flat_map(|s| s.custom_fields().iter().cloned())
+            .collect();
+        custom_fields.sort();
+        custom_fields.dedup();
+        Ok(ShardedStore {
+            location: shown(&shards),
+            shards: stores,
+            custom_fields,
+        })
+    }
+
+    fn global(&self, shard: usize, key: u64) -> u64 {
+        key * self.shards.len() as u64 + shard as u64
+    }
+}
+
+fn shown(shards: &[Shard]) -> String {
+    let parts: Vec<String> = shards
+        .iter()
+        .map(|s| {
+            let p = crate::conn::hide_password(&s.primary);
+            match &s.replica {
+                Some(r) => format!("{p}|{}", crate::conn::hide_password(r)),
+                None => p,
+            }
+        })
+        .collect();
+    format!("{CLUSTER_SCHEME}{}", parts.join(";"))
+}
+
+/// What one shard answers: its candidates per retriever (shard-local keys) and their rows.
+type ShardAnswer = (Vec<Vec<Ranked>>, Fetched);
+
+/// One retriever's lists from every shard (global keys), merged by score and ranked again.
+fn merge_by_score(lists: Vec<Vec<Ranked>>, depth: usize) -> Vec<Ranked> {
+    let mut all: Vec<Ranked> = lists.into_iter().flatten().collect();
+    all.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.key.cmp(&b.key)));
+    all.truncate(depth);
+    all
+}
+
+impl ChunkStore for ShardedStore {
+    fn location(&self) -> String {
+        self.location.clone()
+    }
+
+    fn settings(&self) -> &Settings {
+        self.shards[0].settings()
+    }
+
+    fn filter(&self, specs: &[String]) -> Result<Filter, Error> {
+        Filter::parse(specs, &self.custom_fields)
+    }
+
+    fn is_hierarchical(&self) -> bool {
+        self.shards.iter().any(|s| s.is_hierarchical())
+    }
+
+    fn search(&self, q: &Query) -> Result<Vec<Hit>, Error> {
+        let vector = seam::check_query(q, self.settings())?;
+        let plan = Plan::new(q, i64::MAX as usize);
+        if plan.k == 0 {
+            return Ok(Vec::new());
+        }
+        let retrievers: &[Mode] = match q.mode {
+            Mode::Dense => &[Mode::Dense],
+            Mode::Bm25 => &[Mode::Bm25],
+            Mode::Hybrid => &[Mode::Dense, Mode::Bm25],
+        };
+        // What the shards need of the query, copied out: a `Query` holds the reranker, which
+        // is not shared with their threads (it runs once, after the merge).
+        let (text, qvector, mode, k, filter) = (q.text, q.vector, q.mode, q.k, q.filter.clone());
+        let (rrf_k, bm25_weight, dense_weight, depth) =
+            (q.rrf_k, q.bm25_weight, q.dense_weight, q.depth);
+        let (rerank_top, exact, small_to_big, auto_merge, merge, docs) = (
+            q.rerank_top,
+            q.exact,
+            q.small_to_big,
+            q.auto_merge,
+            q.merge,
+            q.docs,
+        );
+        let shard_query = move || Query {
+            text,
+            vector: qvector,
+            mode,
+            k,
+            filter: filter.clone(),
+            rrf_k,
+            bm25_weight,
+            dense_weight,
+            depth,
+            rerank: None,
+            rerank_top,
+            exact,
+            small_to_big,
+            auto_merge,
+            merge,
+            docs,
+        };
+        let shard_query = &shard_query;
+        // Each shard: its candidates per retriever and their rows, in one read transaction.
+        let per_shard: Vec<Result<ShardAnswer, Error>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .shards
+                .iter()
+                .map(|shard| {
+                    s.spawn(move || {
+                        shard.pool().with("search", |c| {
+                            let shard_q = &shard_query();
+                            let mut tx = c.build_transaction().read_only(true).start()?;
+                            let mut lists = Vec::new();
+                            for &m in retrievers {
+                                lists.push(search::retrieve_as(
+                                    &mut tx, shard_q, m, vector, plan.depth,
+                                )?);
+                            }
+                            let mut keys: Vec<i64> =
+                                lists.iter().flatten().map(|r| r.key as i64).collect();
+                            keys.sort_unstable();
+                            keys.dedup();
+                            let fetched = PgStore::shape_source(&mut tx, shard_q, &keys)?;
+                            tx.commit()?;
+                            Ok((lists, fetched))
+                        })
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::Store("a shard's search panicked".into())))
+                })
+                .collect()
+        });
+        let mut fetched = Fetched::default();
+        let mut by_retriever: Vec<Vec<Vec<Ranked>>> = vec![Vec::new(); retrievers.len()];
+        for (i, r) in per_shard.into_iter().enumerate() {
+            let (lists, f) = r?;
+            fetched.absorb(f, |k| self.global(i, k));
+            for (slot, list) in by_retriever.iter_mut().zip(lists) {
+                slot.push(
+                    list.into_iter()
+                        .map(|mut r| {
+                            r.key = self.global(i, r.key);
+                            r
+                        })
+                        .collect(),
+                );
+            }
+        }
+        let mut merged: Vec<Vec<Ranked>> = by_retriever
+            .into_iter()
+            .map(|lists| merge_by_score(lists, plan.depth))
+            .collect();
+        let ranked = match q.mode {
+            Mode::Dense => number(merged.remove(0), |r, n| r.dense_rank = Some(n)),
+            Mode::Bm25 => number(merged.remove(0), |r, n| r.bm25_rank = Some(n)),
+            Mode::Hybrid => {
+                let lex = merged.pop().unwrap_or_default();
+                let dense = merged.pop().unwrap_or_default();
+                fuse(q, dense, lex)
+            }
+        };
+        seam::finish(q, plan, ranked, &fetched)
+    }
+
+    fn doc_lang(&self, doc_id: &str) -> Option<String> {
+        self.shards.iter().find_map(|s| s.doc_lang(doc_id))
+    }
+
+    fn counts(&self) -> Result<(usize, usize), Error> {
+        let mut total = (0, 0);
+        for s in &self.shards {
+            let (d, c) = s.counts()?;
+            total = (total.0 + d, total.1 + c);
+        }
+        Ok(total)
+    }
+}
+
+/// The ranks 1, 2, … of a merged list, set by `set`.
+fn number(mut list: Vec<Ranked>, set: impl Fn(&mut Ranked, usize)) -> Vec<Ranked> {
+    for (i, r) in list.iter_mut().enumerate() {
+        set(r, i + 1);
+    }
+    list
+}
+
+/// Reciprocal rank fusion of the merged lists, as [`search::retrieve`] fuses in SQL.
+fn fuse(q: &Query, dense: Vec<Ranked>, lex: Vec<Ranked>) -> Vec<Ranked> {
+    let k = q.rrf_k as f64;
+    let mut fused: std::collections::HashMap<u64, Ranked> = std::collections::HashMap::new();
+    for (i, r) in lex.iter().enumerate() {
+        let e = fused.entry(r.key).or_insert(Ranked {
+            key: r.key,
+            score: 0.0,
+            bm25_rank: None,
+            dense_rank: None,
+        });
+        e.bm25_rank = Some(i + 1);
+    }
+    for (i, r) in dense.iter().enumerate() {
+        let e = fused.entry(r.key).or_insert(Ranked {
+            key: r.key,
+            score: 0.0,
+            bm25_rank: None,
+            dense_rank: None,
+        });
+        e.dense_rank = Some(i + 1);
+    }
+    let mut out: Vec<Ranked> = fused
+        .into_values()
+        .map(|mut r| {
+            let s = r
+                .bm25_rank
+                .map_or(0.0, |b| q.bm25_weight as f64 / (k + b as f64))
+                + r.dense_rank
+                    .map_or(0.0, |d| q.dense_weight as f64 / (k + d as f64));
+            r.score = s as f32;
+            r
+        })
+        .collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.key.cmp(&b.key)));
+    out
+}
+
+/// A sharded store opened for writing: each document goes to its shard's primary.
+pub struct ShardedWriter {
+    shards: Vec<PgWriter>,
+    location: String,
+}
+
+impl ShardedWriter {
+    /// Open every shard's primary with `settings` (`rebuild`: empty them first).
+    pub fn open(location: &str, settings: Settings, rebuild: bool) -> Result<ShardedWriter, Error> {
+        let shards = parse_cluster(location)?;
+        let writers = shards
+            .iter()
+            .map(|s| PgWriter::open(&s.primary, settings.clone(), rebuild))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ShardedWriter {
+            location: shown(&shards),
+            shards: writers,
+        })
+    }
+
+    fn shard(&mut self, doc_id: &str) -> &mut PgWriter {
+        let n = self.shards.len();
+        &mut self.shards[shard_of(doc_id, n)]
+    }
+}
+
+impl StoreWriter for ShardedWriter {
+    fn location(&self) -> String {
+        self.location.clone()
+    }
+
+    fn settings(&self) -> &Settings {
+        self.shards[0].settings()
+    }
+
+    fn document_hash(&self, doc_id: &str) -> Option<String> {
+        self.shards[shard_of(doc_id, self.shards.len())].document_hash(doc_id)
+    }
+
+    fn doc_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.shards.iter().flat_map(|s| s.doc_ids()).collect();
+        ids.sort();
+        ids
+    }
+
+    fn add_document(&mut self, doc: NewDocument) -> Result<(), Error> {
+        self.shard(&doc.doc_id.clone()).add_document(doc)
+    }
+
+    fn remove_document(&mut self, doc_id: &str) -> Result<bool, Error> {
+        self.shard(doc_id).remove_document(doc_id)
+    }
+
+    fn commit(&mut self) -> Result<(), Error> {
+        for s in &mut self.shards {
+            s.commit()?;
+        }
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<(usize, usize), Error> {
+        let mut total = (0, 0);
+        for s in self.shards {
+            let (d, c) = Box::new(s).finish()?;
+            total = (total.0 + d, total.1 + c);
+        }
+        Ok(total)
+    }
+}
