@@ -182,7 +182,16 @@ impl Pipeline {
     /// Read and parse one input (`big`: a large text file is kept unparsed unless the strategy
     /// needs structure).
     pub fn prepare(&self, input: &Input, big: bool) -> Result<Prepared, Skip> {
-        prepare(input, self.chunker.needs_structure(), &self.reading, big)
+        // A chunker that reads only locations gets plain text parsed only for its pages and
+        // lines (the same chunks: crates/chunklab-parse/tests/text_flat.rs).
+        let flat = self.chunker.reads_only_locations() && self.context.is_none();
+        reading::prepare_with(
+            input,
+            self.chunker.needs_structure(),
+            &self.reading,
+            big,
+            flat,
+        )
     }
 
     /// Chunk a prepared input, give the chunks their contexts and (late chunking) vectors.

@@ -180,6 +180,19 @@ pub fn prepare(
     how: &Reading,
     big: bool,
 ) -> Result<Prepared, Skip> {
+    prepare_with(input, needs_structure, how, big, false)
+}
+
+/// [`prepare`]; with `flat`, a plain-text input is parsed only for its pages and source lines
+/// ([`TextParser::parse_flat`](chunklab_parse::text::TextParser::parse_flat): no heading or
+/// list detection), for a chunker that reads only locations.
+pub(crate) fn prepare_with(
+    input: &Input,
+    needs_structure: bool,
+    how: &Reading,
+    big: bool,
+    flat: bool,
+) -> Result<Prepared, Skip> {
     let name = input.source();
     let raw = input::read(input)?;
     let bytes = raw.bytes();
@@ -198,7 +211,13 @@ pub fn prepare(
     if big && !needs_structure {
         return Ok(Prepared::Plain(text));
     }
-    let mut doc = parse(text.as_str().as_bytes())?;
+    let mut doc = if flat && parser.name() == "text" {
+        chunklab_parse::text::TextParser
+            .parse_flat(text.as_str().as_bytes())
+            .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?
+    } else {
+        parse(text.as_str().as_bytes())?
+    };
     let warnings = std::mem::take(&mut doc.warnings);
     Ok(Prepared::Parsed(doc, warnings))
 }
