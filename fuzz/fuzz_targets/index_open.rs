@@ -38,7 +38,9 @@ fn add(w: &mut IndexWriter, id: &str, text: &str, seed: f32) {
         let (a, b) = (start, start + para.len());
         start = b + 2;
         let chars = |n: usize| text[..n].chars().count();
-        let v = vec![seed + i as f32, 1.0, 0.5 - seed, (i % 2) as f32];
+        let raw = [seed + i as f32, 1.0, 0.5 - seed, (i % 2) as f32];
+        let norm = raw.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let v = raw.iter().map(|x| x / norm).collect();
         chunks.push(NewChunk::new(
             &format!("{id}#{i}"),
             a,
@@ -188,7 +190,7 @@ fuzz_target!(
         mutate(&t.work.join(file), *how, rest);
         chunklab_fuzz::guard(|| {
             if let Ok(index) = Index::open(&t.work) {
-                let v = [0.5f32, 1.0, 0.0, 1.0];
+                let v = [0.5f32, 0.5, 0.5, 0.5];
                 for mode in [Mode::Bm25, Mode::Dense, Mode::Hybrid] {
                     let _ = index.search(&Query::new("parking wind ĳsbeer", mode, 3).with_vector(&v));
                 }

@@ -34,7 +34,8 @@ pub fn init() {
                 abort_hook(info);
                 std::process::abort();
             }
-            LAST_PANIC.with(|p| *p.borrow_mut() = Some(info.to_string()));
+            let trace = std::backtrace::Backtrace::force_capture();
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{info}\n{trace}")));
         }));
     });
 }

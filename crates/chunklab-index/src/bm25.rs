@@ -131,15 +131,24 @@ impl Bm25 {
         })
     }
 
-    /// Open the BM25 index under `index_dir` for reading.
+    /// Open the BM25 index under `index_dir` for reading. tantivy panics on some damaged files
+    /// (a fast-field file overwritten in place: `mid > len`); that is a corrupt index too.
     pub fn open(index_dir: &Path) -> Result<Bm25> {
         let path = index_dir.join(BM25_DIR);
-        let index = tantivy::Index::open_in_dir(&path).map_err(|e| Error::Corrupt {
-            path: path.clone(),
-            reason: format!("cannot open the BM25 index: {e}"),
-        })?;
-        let (_, fields) = schema();
-        Self::wrap(index, fields, path)
+        catch_unwind(AssertUnwindSafe(|| {
+            let index = tantivy::Index::open_in_dir(&path).map_err(|e| Error::Corrupt {
+                path: path.clone(),
+                reason: format!("cannot open the BM25 index: {e}"),
+            })?;
+            let (_, fields) = schema();
+            Self::wrap(index, fields, path.clone())
+        }))
+        .unwrap_or_else(|_| {
+            Err(Error::Corrupt {
+                path: path.clone(),
+                reason: "cannot open the BM25 index: tantivy panicked while reading it".into(),
+            })
+        })
     }
 
     /// Open (creating it when absent) the BM25 index under `index_dir` for writing. Only the
