@@ -219,7 +219,14 @@ pub fn decode_single(bytes: &[u8]) -> Result<GrayImage, String> {
     })
 }
 
+/// The `tiff` crate panics on some malformed files (an index out of bounds on a strip table
+/// that does not match the image): such a file is invalid, not a crash.
 fn decode_tiff(bytes: &[u8]) -> Result<Vec<ImagePage>, String> {
+    std::panic::catch_unwind(|| decode_tiff_unguarded(bytes))
+        .unwrap_or_else(|_| Err("malformed TIFF (the TIFF decoder failed on it)".into()))
+}
+
+fn decode_tiff_unguarded(bytes: &[u8]) -> Result<Vec<ImagePage>, String> {
     use tiff::decoder::{Decoder, DecodingResult, Limits};
     use tiff::tags::Tag;
     let mut dec = Decoder::new(Cursor::new(bytes))
