@@ -2,6 +2,7 @@
 //! `TextNode`s (both one JSON object per line).
 
 use chunklab_core::Chunk;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
 
@@ -61,22 +62,21 @@ impl ChunkWriter {
     ) -> io::Result<()> {
         for i in range {
             let c = &chunks[i];
-            let value = match self.format {
-                Format::Jsonl | Format::Json => {
-                    let mut v = self.chunklab(c);
-                    if let (Some(e), Value::Object(m)) = (embeddings.and_then(|e| e.get(i)), &mut v)
-                    {
-                        m.insert("embedding".into(), embedding_json(e));
-                    }
-                    v
-                }
-                Format::Langchain => self.langchain(c),
-                Format::Llamaindex => self.llamaindex(c, chunks, i),
-            };
             if self.format == Format::Json {
                 buf.extend_from_slice(b"\n");
             }
-            serde_json::to_writer(&mut *buf, &value)?;
+            match self.format {
+                // Serialized straight from the chunk's fields: no JSON value tree per chunk.
+                Format::Jsonl | Format::Json => {
+                    let mut line = self.chunklab(c);
+                    line.embedding = embeddings.and_then(|e| e.get(i)).map(|e| embedding_json(e));
+                    serde_json::to_writer(&mut *buf, &line)?;
+                }
+                Format::Langchain => serde_json::to_writer(&mut *buf, &self.langchain(c))?,
+                Format::Llamaindex => {
+                    serde_json::to_writer(&mut *buf, &self.llamaindex(c, chunks, i))?
+                }
+            }
             buf.extend_from_slice(if self.format == Format::Json {
                 b","
             } else {
@@ -104,35 +104,39 @@ impl ChunkWriter {
         Ok(())
     }
 
-    fn chunklab(&self, c: &Chunk<'_>) -> Value {
-        json!({
-            "id": c.id,
-            "doc_id": c.doc_id,
-            "source": c.source,
-            "index": c.index,
-            "total": c.total,
-            "start_byte": c.start_byte,
-            "end_byte": c.end_byte,
-            "start_char": c.start_char,
-            "end_char": c.end_char,
-            "tokens": c.tokens,
-            "unit": self.unit,
-            "strategy": c.strategy,
-            "headings": c.meta.headings,
-            "page": c.meta.page,
-            "page_end": c.meta.page_end,
-            "lines": c.meta.lines.map(|(a, b)| [a, b]),
-            "kind": c.meta.kind,
-            "symbol": c.meta.symbol,
-            "language": c.meta.language,
-            "level": c.meta.level,
-            "parent_id": c.meta.parent_id,
-            "prefix": c.meta.prefix,
-            "context": c.meta.context,
-            "ocr": c.meta.ocr_confidence.is_some(),
-            "ocr_confidence": c.meta.ocr_confidence.map(|v| (v as f64 * 10.0).round() / 10.0),
-            "text": c.text,
-        })
+    fn chunklab<'a>(&'a self, c: &'a Chunk<'a>) -> ChunkLine<'a> {
+        ChunkLine {
+            id: &c.id,
+            doc_id: c.doc_id,
+            source: c.source,
+            index: c.index,
+            total: c.total,
+            start_byte: c.start_byte,
+            end_byte: c.end_byte,
+            start_char: c.start_char,
+            end_char: c.end_char,
+            tokens: c.tokens,
+            unit: &self.unit,
+            strategy: c.strategy,
+            headings: &c.meta.headings,
+            page: c.meta.page,
+            page_end: c.meta.page_end,
+            lines: c.meta.lines.map(|(a, b)| [a, b]),
+            kind: c.meta.kind.as_deref(),
+            symbol: c.meta.symbol.as_deref(),
+            language: c.meta.language.as_deref(),
+            level: c.meta.level,
+            parent_id: c.meta.parent_id.as_deref(),
+            prefix: c.meta.prefix.as_deref(),
+            context: c.meta.context.as_deref(),
+            ocr: c.meta.ocr_confidence.is_some(),
+            ocr_confidence: c
+                .meta
+                .ocr_confidence
+                .map(|v| (v as f64 * 10.0).round() / 10.0),
+            text: c.text,
+            embedding: None,
+        }
     }
 
     /// The text a framework embeds: the prefix (heading path, repeated table header) and the
@@ -241,6 +245,40 @@ impl ChunkWriter {
             "class_name": "TextNode",
         })
     }
+}
+
+/// One chunklab JSONL line, in field order (every field, `null` where unset; `embedding` only
+/// when vectors were asked for).
+#[derive(Serialize)]
+struct ChunkLine<'a> {
+    id: &'a str,
+    doc_id: &'a str,
+    source: &'a str,
+    index: usize,
+    total: usize,
+    start_byte: usize,
+    end_byte: usize,
+    start_char: usize,
+    end_char: usize,
+    tokens: usize,
+    unit: &'a str,
+    strategy: &'a str,
+    headings: &'a [String],
+    page: Option<u32>,
+    page_end: Option<u32>,
+    lines: Option<[u32; 2]>,
+    kind: Option<&'a str>,
+    symbol: Option<&'a str>,
+    language: Option<&'a str>,
+    level: Option<u32>,
+    parent_id: Option<&'a str>,
+    prefix: Option<&'a str>,
+    context: Option<&'a str>,
+    ocr: bool,
+    ocr_confidence: Option<f64>,
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    embedding: Option<Value>,
 }
 
 /// A vector as a JSON array whose numbers print in f32's shortest form (`0.1`, not the f64
