@@ -83,7 +83,8 @@ for t in "${targets[@]}"; do
   esac
   art="$fuzz/artifacts/$t"
   mkdir -p "$art"
-  before=$(find "$art" -type f | wc -l)
+  found() { find "$art" -type f \( -name 'crash-*' -o -name 'oom-*' -o -name 'timeout-*' -o -name 'leak-*' \) | wc -l; }
+  before=$(found)
   log="$fuzz/artifacts/$t.log"
   echo "== $t: up to $runs runs / ${time}s" >&2
   rc=0
@@ -94,7 +95,7 @@ for t in "${targets[@]}"; do
   execs[$t]=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   speed[$t]=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   corpus[$t]=$(find "$fuzz/corpus/$t" -type f | wc -l)
-  crashes[$t]=$(( $(find "$art" -type f | wc -l) - before ))
+  crashes[$t]=$(( $(found) - before ))
   if [[ $rc -eq 0 ]]; then status[$t]=ok; else status[$t]="exit $rc, see $log"; fi
   if [[ -z "${execs[$t]}" ]]; then # killed before the final stats: the last status line
     execs[$t]=$(grep -Eo '^#[0-9]+' "$log" | tail -1 | tr -d '#')
