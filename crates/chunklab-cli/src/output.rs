@@ -3,7 +3,7 @@
 
 use chunklab_core::Chunk;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use std::io::{self, Write};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -145,58 +145,36 @@ impl ChunkWriter {
         c.meta.embed_text(c.text)
     }
 
-    fn metadata(&self, c: &Chunk<'_>) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("source".into(), c.source.into());
-        m.insert("doc_id".into(), c.doc_id.into());
-        m.insert("chunk_id".into(), c.id.clone().into());
-        m.insert("start_index".into(), c.start_char.into());
-        m.insert("end_index".into(), c.end_char.into());
-        m.insert("start_byte".into(), c.start_byte.into());
-        m.insert("end_byte".into(), c.end_byte.into());
-        m.insert("chunk_index".into(), c.index.into());
-        m.insert("total_chunks".into(), c.total.into());
-        m.insert("tokens".into(), c.tokens.into());
-        m.insert("unit".into(), self.unit.clone().into());
-        m.insert("strategy".into(), c.strategy.into());
-        if !c.meta.headings.is_empty() {
-            m.insert("headings".into(), json!(c.meta.headings));
+    fn metadata<'a>(&'a self, c: &'a Chunk<'a>) -> Metadata<'a> {
+        Metadata {
+            source: c.source,
+            doc_id: c.doc_id,
+            chunk_id: &c.id,
+            start_index: c.start_char,
+            end_index: c.end_char,
+            start_byte: c.start_byte,
+            end_byte: c.end_byte,
+            chunk_index: c.index,
+            total_chunks: c.total,
+            tokens: c.tokens,
+            unit: &self.unit,
+            strategy: c.strategy,
+            headings: &c.meta.headings,
+            page: c.meta.page,
+            page_end: c.meta.page_end,
+            lines: c.meta.lines.map(|(a, b)| [a, b]),
+            kind: c.meta.kind.as_deref(),
+            symbol: c.meta.symbol.as_deref(),
+            language: c.meta.language.as_deref(),
+            level: c.meta.level,
+            parent_id: c.meta.parent_id.as_deref(),
+            prefix: c.meta.prefix.as_deref(),
+            ocr: c.meta.ocr_confidence.map(|_| true),
+            ocr_confidence: c
+                .meta
+                .ocr_confidence
+                .map(|conf| (conf as f64 * 10.0).round() / 10.0),
         }
-        if let Some(p) = c.meta.page {
-            m.insert("page".into(), p.into());
-        }
-        if let Some(p) = c.meta.page_end {
-            m.insert("page_end".into(), p.into());
-        }
-        if let Some((a, b)) = c.meta.lines {
-            m.insert("lines".into(), json!([a, b]));
-        }
-        if let Some(k) = &c.meta.kind {
-            m.insert("kind".into(), k.clone().into());
-        }
-        if let Some(s) = &c.meta.symbol {
-            m.insert("symbol".into(), s.clone().into());
-        }
-        if let Some(l) = &c.meta.language {
-            m.insert("language".into(), l.clone().into());
-        }
-        if let Some(l) = c.meta.level {
-            m.insert("level".into(), l.into());
-        }
-        if let Some(p) = &c.meta.parent_id {
-            m.insert("parent_id".into(), p.clone().into());
-        }
-        if let Some(p) = &c.meta.prefix {
-            m.insert("prefix".into(), p.clone().into());
-        }
-        if let Some(conf) = c.meta.ocr_confidence {
-            m.insert("ocr".into(), true.into());
-            m.insert(
-                "ocr_confidence".into(),
-                json!((conf as f64 * 10.0).round() / 10.0),
-            );
-        }
-        m
     }
 
     /// `langchain_core.documents.Document` as `Document.model_dump()` / `dumpd` style JSON; load
@@ -204,46 +182,41 @@ impl ChunkWriter {
     /// from `str.find` and points at the first occurrence of repeated text). With a prefix
     /// (`--title-prefix`, repeated table headers) `page_content` is prefix + text, what is
     /// embedded; `metadata.prefix` holds the prefix and the offsets locate the text after it.
-    fn langchain(&self, c: &Chunk<'_>) -> Value {
-        json!({
-            "id": c.id,
-            "page_content": Self::content(c),
-            "metadata": self.metadata(c),
-            "type": "Document",
-        })
+    fn langchain<'a>(&'a self, c: &'a Chunk<'a>) -> LangchainDocument<'a> {
+        LangchainDocument {
+            id: &c.id,
+            page_content: Self::content(c),
+            metadata: self.metadata(c),
+            kind: "Document",
+        }
     }
 
     /// LlamaIndex `TextNode` JSON: `id_`, `text`, `start_char_idx`/`end_char_idx`, metadata and
     /// SOURCE / PREVIOUS / NEXT relationships (keys "1", "2", "3"; node types "4" = document,
     /// "1" = text node), as `TextNode.to_dict()` writes them. With a prefix, `text` is prefix +
     /// text as for LangChain.
-    fn llamaindex(&self, c: &Chunk<'_>, all: &[Chunk<'_>], i: usize) -> Value {
-        let mut rel = Map::new();
-        rel.insert(
-            "1".into(),
-            json!({"node_id": c.doc_id, "node_type": "4", "metadata": {"source": c.source}}),
-        );
-        if i > 0 {
-            rel.insert(
-                "2".into(),
-                json!({"node_id": all[i - 1].id, "node_type": "1"}),
-            );
+    fn llamaindex<'a>(&'a self, c: &'a Chunk<'a>, all: &'a [Chunk<'a>], i: usize) -> TextNode<'a> {
+        let neighbour = |j: usize| Neighbour {
+            node_id: &all[j].id,
+            node_type: "1",
+        };
+        TextNode {
+            id_: &c.id,
+            text: Self::content(c),
+            start_char_idx: c.start_char,
+            end_char_idx: c.end_char,
+            metadata: self.metadata(c),
+            relationships: Relationships {
+                source: SourceNode {
+                    node_id: c.doc_id,
+                    node_type: "4",
+                    metadata: SourceMeta { source: c.source },
+                },
+                previous: (i > 0).then(|| neighbour(i - 1)),
+                next: (i + 1 < all.len()).then(|| neighbour(i + 1)),
+            },
+            class_name: "TextNode",
         }
-        if i + 1 < all.len() {
-            rel.insert(
-                "3".into(),
-                json!({"node_id": all[i + 1].id, "node_type": "1"}),
-            );
-        }
-        json!({
-            "id_": c.id,
-            "text": Self::content(c),
-            "start_char_idx": c.start_char,
-            "end_char_idx": c.end_char,
-            "metadata": self.metadata(c),
-            "relationships": rel,
-            "class_name": "TextNode",
-        })
     }
 }
 
@@ -279,6 +252,98 @@ struct ChunkLine<'a> {
     text: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     embedding: Option<Value>,
+}
+
+/// The metadata of the LangChain and LlamaIndex formats, in key order (unset keys left out).
+#[derive(Serialize)]
+struct Metadata<'a> {
+    source: &'a str,
+    doc_id: &'a str,
+    chunk_id: &'a str,
+    start_index: usize,
+    end_index: usize,
+    start_byte: usize,
+    end_byte: usize,
+    chunk_index: usize,
+    total_chunks: usize,
+    tokens: usize,
+    unit: &'a str,
+    strategy: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    headings: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    page: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    page_end: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lines: Option<[u32; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    symbol: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    language: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    level: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prefix: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ocr: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ocr_confidence: Option<f64>,
+}
+
+/// A LangChain `Document`.
+#[derive(Serialize)]
+struct LangchainDocument<'a> {
+    id: &'a str,
+    page_content: String,
+    metadata: Metadata<'a>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// A LlamaIndex `TextNode`.
+#[derive(Serialize)]
+struct TextNode<'a> {
+    id_: &'a str,
+    text: String,
+    start_char_idx: usize,
+    end_char_idx: usize,
+    metadata: Metadata<'a>,
+    relationships: Relationships<'a>,
+    class_name: &'static str,
+}
+
+/// SOURCE ("1"), PREVIOUS ("2") and NEXT ("3").
+#[derive(Serialize)]
+struct Relationships<'a> {
+    #[serde(rename = "1")]
+    source: SourceNode<'a>,
+    #[serde(rename = "2", skip_serializing_if = "Option::is_none")]
+    previous: Option<Neighbour<'a>>,
+    #[serde(rename = "3", skip_serializing_if = "Option::is_none")]
+    next: Option<Neighbour<'a>>,
+}
+
+#[derive(Serialize)]
+struct SourceNode<'a> {
+    node_id: &'a str,
+    node_type: &'static str,
+    metadata: SourceMeta<'a>,
+}
+
+#[derive(Serialize)]
+struct SourceMeta<'a> {
+    source: &'a str,
+}
+
+#[derive(Serialize)]
+struct Neighbour<'a> {
+    node_id: &'a str,
+    node_type: &'static str,
 }
 
 /// A vector as a JSON array whose numbers print in f32's shortest form (`0.1`, not the f64
