@@ -140,6 +140,22 @@ impl Bm25 {
                 path: path.clone(),
                 reason: format!("cannot open the BM25 index: {e}"),
             })?;
+            // Checksums first: a damaged length inside a file can make tantivy's reader
+            // allocate hundreds of gigabytes, an abort that no panic guard stops
+            // (docs/RELIABILITY.md). This reads the BM25 files once per open.
+            let damaged = index.validate_checksum().map_err(|e| Error::Corrupt {
+                path: path.clone(),
+                reason: format!("cannot check the BM25 files: {e}"),
+            })?;
+            if !damaged.is_empty() {
+                let mut names: Vec<String> =
+                    damaged.iter().map(|p| p.display().to_string()).collect();
+                names.sort();
+                return Err(Error::Corrupt {
+                    path: path.clone(),
+                    reason: format!("checksum does not match (damaged): {}", names.join(", ")),
+                });
+            }
             let (_, fields) = schema();
             Self::wrap(index, fields, path.clone())
         }))

@@ -95,3 +95,55 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// fuzz/artifacts/index_open (docs/RELIABILITY.md, crash 3): bytes overwritten near the end of
+/// a BM25 `.store` file (its skip index) made tantivy read a length of hundreds of gigabytes
+/// and allocate it while `Index::open` opened the reader: an abort no `catch_unwind` can stop.
+/// The BM25 files' checksums are now verified before the reader is opened, so the damage is
+/// found first and BM25 is rebuilt from the store.
+#[test]
+fn a_damaged_bm25_store_file_is_found_before_tantivy_reads_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src.idx");
+    let mut w = IndexWriter::open(&src, settings(), false).unwrap();
+    w.add_document(doc("a.txt", "Wind turbines at sea.", [1.0, 0.0]))
+        .unwrap();
+    w.add_document(doc("b.txt", "Parking permits for visitors.", [0.0, 1.0]))
+        .unwrap();
+    w.finish().unwrap();
+    let stores: Vec<PathBuf> = std::fs::read_dir(src.join("bm25"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "store"))
+        .collect();
+    assert!(!stores.is_empty(), "no BM25 store file to damage");
+    // The crash input's bytes (`bb 00 22 3a …`), written over each BM25 store file at every
+    // offset in turn, each on a fresh copy.
+    let pattern = [
+        0xbb, 0x00, 0x22, 0x3a, 0x20, 0x36, 0x22, 0x7d, 0x77, 0x69, 0x00, 0x6e, 0x64, 0x69, 0x00,
+        0x6e, 0x64,
+    ];
+    let mut n = 0;
+    for file in &stores {
+        let len = std::fs::metadata(file).unwrap().len() as usize;
+        for at in 0..len {
+            let dir = tmp.path().join(format!("damaged-{n}.idx"));
+            n += 1;
+            copy_dir(&src, &dir);
+            let target = dir.join("bm25").join(file.file_name().unwrap());
+            let mut bytes = std::fs::read(&target).unwrap();
+            for (i, b) in pattern.iter().enumerate() {
+                match bytes.get_mut(at + i) {
+                    Some(x) => *x = *b,
+                    None => bytes.push(*b),
+                }
+            }
+            std::fs::write(&target, bytes).unwrap();
+            let index = Index::open(&dir).expect("the store is sound; BM25 is rebuilt from it");
+            let hits = index.search(&Query::new("parking", Mode::Bm25, 1)).unwrap();
+            assert_eq!(hits[0].doc_id, "b.txt", "damage at byte {at}");
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+    assert!(n > 0);
+}
