@@ -7,8 +7,8 @@
 # Defaults: --runs 1000000 and --time 600 (whichever comes first), --sanitizer none (the code
 # fuzzed is safe Rust; `address` instruments it with ASan, a slower build and run), every target.
 # Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`). Runs under
-# `nice -n ${NICE:-19}`. Seeds: fuzz/seeds/<target>/ (committed) plus larger documents from
-# ${CHUNKLAB_SHARED:-../shared}/datasets/documents when present; the corpus grows in
+# `nice -n ${NICE:-19}`. Seeds: fuzz/seeds/<target>/ (committed) plus documents from
+# ${CHUNKLAB_SHARED:-../shared}/datasets/documents, else the repository's data/datasets/documents; the corpus grows in
 # fuzz/corpus/<target>/, crashes land in fuzz/artifacts/<target>/ (both git-ignored), each run's
 # libFuzzer log in fuzz/artifacts/<target>.log. Reproduce a crash with
 # `fuzz/target/x86_64-unknown-linux-gnu/release/<target> fuzz/artifacts/<target>/crash-…`.
@@ -52,14 +52,17 @@ if [[ $build -eq 1 ]]; then
 fi
 
 shared="${CHUNKLAB_SHARED:-$root/../shared}/datasets/documents"
-seed() { # target, then files/dirs from the shared documents
+own="$root/data/datasets/documents"
+seed() { # target, then files from the documents (../shared's, else the repository's data/)
   local t="$1"; shift
   local dir="$fuzz/corpus/$t"
   mkdir -p "$dir"
   [[ -d "$fuzz/seeds/$t" ]] && cp -n "$fuzz/seeds/$t"/* "$dir/" 2>/dev/null || true
-  local f
+  local f src
   for f in "$@"; do
-    [[ -e "$shared/$f" ]] && cp -n "$shared/$f" "$dir/" 2>/dev/null || true
+    for src in "$shared/$f" "$own/$f"; do
+      if [[ -e "$src" ]]; then cp -n "$src" "$dir/" 2>/dev/null || true; break; fi
+    done
   done
 }
 
@@ -74,9 +77,9 @@ declare -A execs speed corpus crashes status
 for t in "${targets[@]}"; do
   case "$t" in
     parse_pdf) seed "$t" pdf/raadsbesluit.pdf pdf/pg-sql-createtable.pdf ;;
-    parse_docx) seed "$t" docx/pg-sql-createtable.docx ;;
-    parse_odt) seed "$t" odt/pg-sql-createtable.odt ;;
-    parse_html) seed "$t" html/pg-runtime-config-connection.html ;;
+    parse_docx) seed "$t" docx/raadsbesluit.docx docx/pg-sql-createtable.docx ;;
+    parse_odt) seed "$t" odt/raadsbesluit.odt odt/pg-sql-createtable.odt ;;
+    parse_html) seed "$t" html/raadsbesluit.html html/pg-runtime-config-connection.html ;;
     parse_markdown) seed "$t" markdown/md_python-3.11_c-api_gen.md markdown/md_django-3.2_ref_models_relations.md ;;
     parse_rst) seed "$t" rst/rst_python-3.11_library_asyncore.rst rst/rst_python-3.11_library_imp.rst ;;
     *) seed "$t" ;;
