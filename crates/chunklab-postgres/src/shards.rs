@@ -15,10 +15,12 @@
 use crate::search;
 use crate::store::{Fetched, PgStore};
 use crate::writer::PgWriter;
+use chunklab_index::fusion::rrf;
 use chunklab_index::seam::{self, Plan, Ranked};
 use chunklab_index::{
     ChunkStore, Error, Filter, Hit, Mode, NewDocument, Query, Settings, StoreWriter,
 };
+use std::collections::HashMap;
 
 /// The scheme of a sharded location.
 pub const CLUSTER_SCHEME: &str = "postgres-cluster://";
@@ -297,42 +299,27 @@ fn number(mut list: Vec<Ranked>, set: impl Fn(&mut Ranked, usize)) -> Vec<Ranked
     list
 }
 
-/// Reciprocal rank fusion of the merged lists, as [`search::retrieve`] fuses in SQL.
+/// Reciprocal rank fusion of the merged lists (the index crate's [`rrf`], as the embedded index
+/// fuses), each result with its rank in either list.
 fn fuse(q: &Query, dense: Vec<Ranked>, lex: Vec<Ranked>) -> Vec<Ranked> {
-    let k = q.rrf_k as f64;
-    let mut fused: std::collections::HashMap<u64, Ranked> = std::collections::HashMap::new();
-    for (i, r) in lex.iter().enumerate() {
-        let e = fused.entry(r.key).or_insert(Ranked {
-            key: r.key,
-            score: 0.0,
-            bm25_rank: None,
-            dense_rank: None,
-        });
-        e.bm25_rank = Some(i + 1);
-    }
-    for (i, r) in dense.iter().enumerate() {
-        let e = fused.entry(r.key).or_insert(Ranked {
-            key: r.key,
-            score: 0.0,
-            bm25_rank: None,
-            dense_rank: None,
-        });
-        e.dense_rank = Some(i + 1);
-    }
-    let mut out: Vec<Ranked> = fused
-        .into_values()
-        .map(|mut r| {
-            let s = r
-                .bm25_rank
-                .map_or(0.0, |b| q.bm25_weight as f64 / (k + b as f64))
-                + r.dense_rank
-                    .map_or(0.0, |d| q.dense_weight as f64 / (k + d as f64));
-            r.score = s as f32;
-            r
-        })
-        .collect();
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.key.cmp(&b.key)));
-    out
+    let keys = |l: &[Ranked]| l.iter().map(|r| r.key).collect::<Vec<u64>>();
+    let (lex_keys, dense_keys) = (keys(&lex), keys(&dense));
+    let rank_of = |l: &[u64]| -> HashMap<u64, usize> {
+        l.iter().enumerate().map(|(i, &key)| (key, i + 1)).collect()
+    };
+    let (lex_rank, dense_rank) = (rank_of(&lex_keys), rank_of(&dense_keys));
+    rrf(
+        &[(&lex_keys, q.bm25_weight), (&dense_keys, q.dense_weight)],
+        q.rrf_k,
+    )
+    .into_iter()
+    .map(|(key, score)| Ranked {
+        key,
+        score,
+        bm25_rank: lex_rank.get(&key).copied(),
+        dense_rank: dense_rank.get(&key).copied(),
+    })
+    .collect()
 }
 
 /// A sharded store opened for writing: each document goes to its shard's primary.
