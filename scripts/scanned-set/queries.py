@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """Queries of the retrieval twin as `chunklab bench` JSONL, each answer checked in the text.
 
-    queries.py QUERIES.tsv BORN_CORPUS_DIR > queries.jsonl
+    queries.py QUERIES.tsv BORN_TEXT_DIR [EXT] > queries.jsonl
 
 QUERIES.tsv: `doc_id<TAB>answer<TAB>query` per line (`#` comments). The answer must occur in the
-born-digital document's text (case and whitespace ignored), else the script exits 1 naming the
-line — so every label is known to be answerable from the document it names.
+born-digital document's text (BORN_TEXT_DIR/doc_id, case and whitespace ignored), else the script
+exits 1 naming the line — so every label is known to be answerable from the document it names.
+With EXT (`.pdf`), the labels name the document with that extension instead of `.txt` (the PDF
+the bench corpus holds).
 """
 import json
 import os
@@ -17,6 +19,7 @@ def norm(s):
 
 
 tsv, corpus = sys.argv[1], sys.argv[2]
+ext = sys.argv[3] if len(sys.argv) > 3 else None
 bad = 0
 n = 0
 for i, line in enumerate(open(tsv, encoding="utf-8"), 1):
@@ -40,5 +43,6 @@ for i, line in enumerate(open(tsv, encoding="utf-8"), 1):
         bad += 1
         continue
     n += 1
-    print(json.dumps({"id": f"q{n:02d}", "query": query, "relevant_docs": [doc]}, ensure_ascii=False))
+    label = os.path.splitext(doc)[0] + ext if ext else doc
+    print(json.dumps({"id": f"q{n:02d}", "query": query, "relevant_docs": [label]}, ensure_ascii=False))
 sys.exit(1 if bad else 0)

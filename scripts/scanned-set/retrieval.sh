@@ -1,20 +1,22 @@
-#!/usr/bin/env bash
 # Builds the retrieval twin for `chunklab bench`: a born-digital corpus of single-page documents
 # cut from the PDFs in datasets/documents/pdf, its scanned twin (the same pages rendered with
-# pdftoppm and wrapped as image-only PDFs with img2pdf, clean and/or damaged like build.sh), both
-# read through `chunklab parse --full-text` into text files with the same ids, and the queries
-# (scripts/scanned-set/queries.tsv) as JSONL labelled with their relevant document — each
-# query's answer is checked to appear in the born-digital text, else the build fails.
+# pdftoppm and wrapped as image-only PDFs with img2pdf, clean and/or damaged like build.sh), and
+# the queries (scripts/scanned-set/queries.tsv) as JSONL labelled with their relevant document —
+# each query's answer is checked to appear in the born-digital text, else the build fails.
+# `chunklab bench` reads the PDFs themselves (through the pipeline's parsers, scans OCR'd with
+# --ocr auto), so both twins are read the same way:
 #
 #   scripts/scanned-set/retrieval.sh OUT CHUNKLAB_BIN [CONDS]   (CONDS default: 300-clean)
+#   chunklab bench --corpus OUT/pdf/COND --queries OUT/queries.jsonl --ocr auto \
+#     --config scripts/scanned-set/retrieval-sweep.toml --json res-COND.json
+#   scripts/scanned-set/compare.py res-born.json res-300-clean.json ...
 #
 # CONDS: comma separated DPI-clean / DPI-damaged. Output:
-#   OUT/pdf/born/ID.pdf, OUT/pdf/COND/ID.pdf     the documents as PDFs
-#   OUT/corpus/born/ID.txt                        `chunklab parse --ocr never` text of the born PDF
-#   OUT/corpus/COND/ID.txt                        `chunklab parse --ocr auto` text of the scan
-#   OUT/queries.jsonl                             {"id","query","relevant_docs":["ID.txt"]}
-# Reproducible: fixed page ranges, fixed skews and seeds (damage.py). The `bench` corpus loader
-# reads text files only, hence the text files; both twins go through the same `parse`.
+#   OUT/pdf/born/ID.pdf, OUT/pdf/COND/ID.pdf     the documents as PDFs (the bench corpora)
+#   OUT/text/born/ID.txt                          `chunklab parse --ocr never` text of the born
+#                                                 PDF, where queries.py checks each answer
+#   OUT/queries.jsonl                             {"id","query","relevant_docs":["ID.pdf"]}
+# Reproducible: fixed page ranges, fixed skews and seeds (damage.py).
 set -euo pipefail
 OUT=${1:?usage: retrieval.sh OUT CHUNKLAB_BIN [CONDS]}
 BIN=${2:?usage: retrieval.sh OUT CHUNKLAB_BIN [CONDS]}
@@ -46,10 +48,10 @@ totext() { # PDF TXT OCRMODE
 export -f totext
 export BIN
 
-mkdir -p "$OUT/corpus/born"
+mkdir -p "$OUT/text/born"
 for pdf in "$OUT"/pdf/born/*.pdf; do
   id=$(basename "$pdf" .pdf)
-  [ -s "$OUT/corpus/born/$id.txt" ] || totext "$pdf" "$OUT/corpus/born/$id.txt" never
+  [ -s "$OUT/text/born/$id.txt" ] || totext "$pdf" "$OUT/text/born/$id.txt" never
 done
 
 # One scanned page document: render at DPI (grey), clean or damaged, wrap with img2pdf. N (the
@@ -82,19 +84,15 @@ IFS=, read -ra conds <<<"$CONDS"
 for cond in "${conds[@]}"; do
   dpi=${cond%%-*}
   kind=${cond#*-}
-  mkdir -p "$OUT/pdf/$cond" "$OUT/corpus/$cond"
+  mkdir -p "$OUT/pdf/$cond"
   n=0
   for pdf in "$OUT"/pdf/born/*.pdf; do
     dst="$OUT/pdf/$cond/$(basename "$pdf")"
     [ -s "$dst" ] || echo "$pdf $dst $dpi $kind $n"
     n=$((n + 1))
   done | xargs -r -P "$JOBS" -n 5 bash -c 'scan "$0" "$1" "$2" "$3" "$4"'
-  ls "$OUT/pdf/$cond"/*.pdf | while read -r pdf; do
-    id=$(basename "$pdf" .pdf)
-    [ -s "$OUT/corpus/$cond/$id.txt" ] || echo "$pdf $OUT/corpus/$cond/$id.txt"
-  done | xargs -r -P "$JOBS" -n 2 bash -c 'totext "$0" "$1" auto'
-  echo "$OUT/corpus/$cond: $(ls "$OUT/corpus/$cond" | wc -l) documents"
+  echo "$OUT/pdf/$cond: $(ls "$OUT/pdf/$cond" | wc -l) documents"
 done
 
-/usr/bin/python3 "$HERE/queries.py" "$HERE/queries.tsv" "$OUT/corpus/born" >"$OUT/queries.jsonl"
+/usr/bin/python3 "$HERE/queries.py" "$HERE/queries.tsv" "$OUT/text/born" .pdf >"$OUT/queries.jsonl"
 echo "$OUT/queries.jsonl: $(wc -l <"$OUT/queries.jsonl") queries"
