@@ -147,8 +147,8 @@ pub struct LimitArgs {
     pub max_expanded_mb: Option<u64>,
 }
 
-/// OCR of scanned PDF pages and image files (PNG, JPEG, TIFF): shared by `chunk`, `index` and
-/// `parse`; maps onto [`chunklab_pipeline::OcrOptions`].
+/// OCR of scanned PDF pages and image files (PNG, JPEG, TIFF): shared by `chunk`, `index`,
+/// `parse` and `bench`; maps onto [`chunklab_pipeline::OcrOptions`].
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct OcrArgs {
     /// OCR: auto (pages without a usable text layer, and image files), always (every page), never.

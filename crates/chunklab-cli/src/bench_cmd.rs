@@ -15,7 +15,8 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Corpus directory (every text file a document; ids are relative paths). Needs --queries.
+    /// Corpus directory (every text file a document, and every PDF, DOCX, ODT and image file,
+    /// parsed as `chunklab chunk` reads it, with --ocr; ids are relative paths). Needs --queries.
     #[arg(long)]
     pub corpus: Option<PathBuf>,
     /// Queries JSONL: {"id","query","relevant_docs":[ids],"relevant_spans":[{"doc_id","start_char","end_char"}]}.
@@ -106,6 +107,8 @@ pub struct BenchArgs {
     /// No progress output.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    #[command(flatten)]
+    pub ocr: crate::args::OcrArgs,
 }
 
 /// Dataset notes on stderr, also with --quiet (what was loaded, what was skipped).
@@ -192,6 +195,7 @@ impl BenchArgs {
             fetch: self.fetch,
             scratch_dir: self.scratch_dir.clone(),
             store: self.store.clone(),
+            ocr: self.ocr.options(),
         }
     }
 }

@@ -89,6 +89,7 @@ pub fn generate(opts: &ArchiveOptions) -> Dataset {
         name: "archive".to_string(),
         docs: (0..plan.docs.len()).map(|i| document(&plan, i)).collect(),
         queries: queries::build(&plan, query_count(opts.docs)),
+        parsed: Default::default(),
     }
 }
 

@@ -25,7 +25,8 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BenchRequest {
-    /// Corpus directory (every text file a document); needs `queries`.
+    /// Corpus directory (every text file a document, and every PDF, DOCX, ODT and image file,
+    /// read through the pipeline's parsers with `ocr`); needs `queries`.
     pub corpus: Option<PathBuf>,
     /// Queries JSONL with relevant documents and spans.
     pub queries: Option<PathBuf>,
@@ -67,6 +68,10 @@ pub struct BenchRequest {
     /// server (with pgvector) whose user may create databases; each configuration gets a
     /// database of its own, dropped after it.
     pub store: Option<String>,
+    /// OCR of scanned PDF pages and image files in `corpus`: the `ocr` of the pipeline's
+    /// reading configuration (mode `auto`/`always`/`never`, lang, min_confidence, timeout_s,
+    /// preprocess, dpi, jobs), as `chunklab chunk --ocr …` reads them.
+    pub ocr: chunklab_pipeline::OcrOptions,
 }
 
 impl Default for BenchRequest {
@@ -92,6 +97,7 @@ impl Default for BenchRequest {
             fetch: false,
             scratch_dir: None,
             store: None,
+            ocr: chunklab_pipeline::OcrOptions::default(),
         }
     }
 }
@@ -124,7 +130,7 @@ impl BenchRequest {
                 ))
             }
             (Some(c), Some(q), None) => {
-                let (ds, corpus) = crate::io::load_dataset(c, q)?;
+                let (ds, corpus) = crate::io::load_dataset_with(c, q, &self.ocr)?;
                 let spans = ds
                     .queries
                     .iter()
@@ -138,8 +144,24 @@ impl BenchRequest {
                     ds.queries.len(),
                     spans
                 ));
+                if !ds.parsed.is_empty() {
+                    let ocr = ds
+                        .parsed
+                        .values()
+                        .filter(|p| p.metadata.contains_key("ocr_pages"))
+                        .count();
+                    progress.note(&format!(
+                        "  {} documents parsed from PDF, DOCX, ODT or images ({} with OCR'd pages, --ocr {})",
+                        ds.parsed.len(),
+                        ocr,
+                        self.ocr.mode
+                    ));
+                }
                 for (p, why) in &corpus.skipped {
                     progress.note(&format!("  skipped {}: {why}", p.display()));
+                }
+                for (p, warning) in &corpus.warnings {
+                    progress.note(&format!("  warning: {}: {warning}", p.display()));
                 }
                 (ds, DefaultSweep::General)
             }

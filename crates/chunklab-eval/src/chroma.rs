@@ -60,6 +60,7 @@ pub fn load(dir: &Path) -> Result<Dataset> {
         name: "chroma".into(),
         docs,
         queries,
+        parsed: Default::default(),
     })
 }
 

@@ -1,7 +1,10 @@
 //! An evaluation dataset: documents plus queries labelled with relevant documents and/or exact
 //! relevant character spans.
 
+use chunklab_core::document::ParsedDocument;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One document of a corpus.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -41,6 +44,11 @@ pub struct Dataset {
     pub name: String,
     pub docs: Vec<Document>,
     pub queries: Vec<Query>,
+    /// Documents already parsed from their own bytes (PDF, DOCX, ODT, images: read through the
+    /// pipeline's reading, with OCR), by id; their [`Document::text`] is the parse's text.
+    /// The run chunks these parses instead of parsing the text again.
+    #[serde(skip)]
+    pub parsed: BTreeMap<String, Arc<ParsedDocument>>,
 }
 
 impl Dataset {
@@ -54,7 +62,7 @@ impl Dataset {
     ///     id: id.into(), query: "?".into(), relevant_docs: vec![d.into()], relevant_spans: vec![],
     /// };
     /// let ds = Dataset { name: "set".into(), docs: vec![doc("a"), doc("b")],
-    ///                    queries: vec![q("1", "a"), q("2", "b")] };
+    ///                    queries: vec![q("1", "a"), q("2", "b")], parsed: Default::default() };
     /// let sub = ds.restrict(&["b".to_string()]).unwrap();
     /// assert_eq!((sub.docs.len(), sub.queries.len(), sub.name.as_str()), (1, 1, "set[b]"));
     /// assert!(ds.restrict(&["c".to_string()]).unwrap_err().contains("a, b"));
@@ -82,6 +90,12 @@ impl Dataset {
                         && q.relevant_spans.iter().all(|s| keep(&s.doc_id))
                 })
                 .cloned()
+                .collect(),
+            parsed: self
+                .parsed
+                .iter()
+                .filter(|(id, _)| keep(id))
+                .map(|(id, p)| (id.clone(), p.clone()))
                 .collect(),
         })
     }

@@ -51,6 +51,12 @@ pub fn export(req: &BenchRequest, dir: &Path, progress: &dyn Progress) -> Result
         )
     } else {
         let (ds, _) = req.dataset(progress)?;
+        if let Some(id) = ds.parsed.keys().next() {
+            return Err(Error::Dataset(format!(
+                "{} documents of this corpus were parsed from their own bytes (e.g. `{id}`); export writes each document's text at its id, which would not read back as that format: copy the corpus directory instead",
+                ds.parsed.len()
+            )));
+        }
         write(ds.docs.into_iter(), &ds.queries, dir, progress)
     }
 }

@@ -1,4 +1,5 @@
-//! Our dataset format on disk: a corpus directory (every text file is a document, its id the
+//! Our dataset format on disk: a corpus directory (every text file is a document, and so is
+//! every PDF, DOCX, ODT or image file, read through the pipeline's parsers with OCR; its id the
 //! path relative to the directory) plus a queries JSONL file, one query per line:
 //!
 //! ```json
@@ -7,14 +8,21 @@
 //! ```
 //!
 //! Either list may be empty, not both. Span offsets are Unicode scalar (char) offsets into the
-//! document text, end exclusive. Every problem is reported with its file and line; nothing is
-//! dropped silently: files that are skipped are listed in [`Corpus::skipped`].
+//! document text, end exclusive: for a text file the file itself, for a parsed document (PDF,
+//! DOCX, ODT, image) the parse's text, which `chunklab parse --full-text` shows. Every problem
+//! is reported with its file and line; nothing is dropped silently: files that are skipped are
+//! listed in [`Corpus::skipped`].
 
 use crate::dataset::{Dataset, Document, Query, RelevantSpan};
 use crate::error::{io_err, Error, Result};
+use chunklab_core::document::ParsedDocument;
+use chunklab_parse::detect::{format_for, is_binary_format};
+use chunklab_pipeline::{Input, OcrOptions, Prepared, Reading, ReadingConfig, Skip};
+use rayon::prelude::*;
 use serde::Deserialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Documents read from a directory, plus the files that were not documents.
 #[derive(Debug, Clone, Default)]
@@ -22,13 +30,34 @@ pub struct Corpus {
     pub docs: Vec<Document>,
     /// `(path, why)` for every file left out (binary, hidden).
     pub skipped: Vec<(PathBuf, String)>,
+    /// The documents parsed from their own bytes (PDF, DOCX, ODT, images), by id; their
+    /// [`Document::text`] is the parse's text.
+    pub parsed: BTreeMap<String, Arc<ParsedDocument>>,
+    /// `(path, warning)` from the parsers: pages without text, pages turned or read with low
+    /// OCR confidence, undecodable images.
+    pub warnings: Vec<(PathBuf, String)>,
+}
+
+/// Sniffed bytes: a NUL among them makes a file binary.
+const SNIFF: usize = 8192;
+
+/// [`load_corpus_with`] with the default OCR options (`auto`, `nld+eng`).
+pub fn load_corpus(dir: &Path) -> Result<Corpus> {
+    load_corpus_with(dir, &OcrOptions::default())
 }
 
 /// Read every file under `dir` (sorted, recursively; hidden files and directories are left
-/// out and listed) as a UTF-8 document. A file with a NUL byte in its first 8 KiB is binary and
-/// listed in `skipped`; a file that is not UTF-8 is an error naming it and the byte offset.
-/// `dir` may also be a single file.
-pub fn load_corpus(dir: &Path) -> Result<Corpus> {
+/// out and listed) as a document. `dir` may also be a single file.
+///
+/// - A PDF, DOCX, ODT or image file (PNG, JPEG, TIFF), by its extension or, for a file that is
+///   not UTF-8 text, by its first bytes, is read and parsed by the pipeline's reading
+///   ([`chunklab_pipeline::prepare`], as `chunklab chunk` and `index` read it), scanned pages
+///   and images OCR'd as `ocr` says; the document's text is the parse's text. A file that
+///   does not parse is an error naming it.
+/// - Any other file is a UTF-8 text document, its text the file, exactly as read. A file with
+///   a NUL byte in its first 8 KiB is binary and listed in `skipped`; a file that is not UTF-8
+///   is an error naming it and the byte offset.
+pub fn load_corpus_with(dir: &Path, ocr: &OcrOptions) -> Result<Corpus> {
     let meta = std::fs::metadata(dir).map_err(io_err(dir))?;
     let mut files = Vec::new();
     let mut corpus = Corpus::default();
@@ -43,26 +72,67 @@ pub fn load_corpus(dir: &Path) -> Result<Corpus> {
     }
     files.sort_by(|a, b| a.1.cmp(&b.1));
     let mut problems = Vec::new();
+    // (position in `corpus.docs`, path, id) of the files the parsers read.
+    let mut to_parse = Vec::new();
     for (path, id) in files {
         let bytes = std::fs::read(&path).map_err(io_err(&path))?;
-        if bytes[..bytes.len().min(8192)].contains(&0) {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if parsed_format(&path, &bytes) {
+            to_parse.push((corpus.docs.len(), path, id.clone()));
+            corpus.docs.push(Document {
+                id,
+                name,
+                text: String::new(),
+            });
+            continue;
+        }
+        if bytes[..bytes.len().min(SNIFF)].contains(&0) {
             corpus.skipped.push((path, "binary (NUL bytes)".into()));
             continue;
         }
         match String::from_utf8(bytes) {
-            Ok(text) => {
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                corpus.docs.push(Document { id, name, text });
-            }
+            Ok(text) => corpus.docs.push(Document { id, name, text }),
             Err(e) => problems.push(format!(
                 "{}: not UTF-8 (first invalid byte at offset {})",
                 path.display(),
                 e.utf8_error().valid_up_to()
             )),
         }
+    }
+    if !to_parse.is_empty() {
+        let reading = Reading::new(&ReadingConfig {
+            ocr: ocr.clone(),
+            ..ReadingConfig::default()
+        })
+        .map_err(|e| Error::Config(format!("{e:#}")))?;
+        let parses: Vec<_> = to_parse
+            .par_iter()
+            .map(|(_, path, _)| {
+                chunklab_pipeline::prepare(&Input::file(path), true, &reading, false)
+            })
+            .collect();
+        for ((at, path, id), parse) in to_parse.into_iter().zip(parses) {
+            match parse {
+                Ok(Prepared::Parsed(doc, warnings)) => {
+                    corpus.docs[at].text = doc.text.clone();
+                    corpus
+                        .warnings
+                        .extend(warnings.into_iter().map(|w| (path.clone(), w)));
+                    corpus.parsed.insert(id, Arc::new(doc));
+                }
+                Ok(Prepared::Plain(text)) => corpus.docs[at].text = text.as_str().to_string(),
+                Err(Skip::Binary) => {
+                    corpus.skipped.push((path, "binary (NUL bytes)".into()));
+                    corpus.docs[at].id.clear();
+                }
+                // The pipeline's errors start with the file's path.
+                Err(Skip::Error(e)) => problems.push(format!("{e:#}")),
+            }
+        }
+        corpus.docs.retain(|d| !d.id.is_empty());
     }
     if !problems.is_empty() {
         return Err(Error::Invalid {
@@ -82,6 +152,19 @@ pub fn load_corpus(dir: &Path) -> Result<Corpus> {
         )));
     }
     Ok(corpus)
+}
+
+/// Whether `path` is read by a parser from its own bytes (PDF, DOCX, ODT, image) rather than
+/// as UTF-8 text: its extension names such a format, or its first bytes do and it is not
+/// UTF-8 text (so a text file is read as text, as it always was).
+fn parsed_format(path: &Path, bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(SNIFF)];
+    if !is_binary_format(format_for(path, head)) {
+        return false;
+    }
+    is_binary_format(format_for(path, &[]))
+        || head.contains(&0)
+        || std::str::from_utf8(bytes).is_err()
 }
 
 fn walk(
@@ -253,18 +336,29 @@ fn unknown_doc(id: &str, doc: &str, docs: &[Document]) -> String {
 
 /// Load a dataset in our format: the corpus directory and the queries file.
 pub fn load_dataset(corpus: &Path, queries: &Path) -> Result<(Dataset, Corpus)> {
-    let mut c = load_corpus(corpus)?;
+    load_dataset_with(corpus, queries, &OcrOptions::default())
+}
+
+/// [`load_dataset`], the corpus read with [`load_corpus_with`] and `ocr`.
+pub fn load_dataset_with(
+    corpus: &Path,
+    queries: &Path,
+    ocr: &OcrOptions,
+) -> Result<(Dataset, Corpus)> {
+    let mut c = load_corpus_with(corpus, ocr)?;
     let queries = load_queries(queries, &c.docs)?;
     let name = corpus
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "corpus".into());
     let docs = std::mem::take(&mut c.docs);
+    let parsed = std::mem::take(&mut c.parsed);
     Ok((
         Dataset {
             name,
             docs,
             queries,
+            parsed,
         },
         c,
     ))
