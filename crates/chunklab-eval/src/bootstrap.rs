@@ -93,6 +93,41 @@ pub fn summarize(values: &[f64], seed: u64) -> Summary {
     }
 }
 
+/// The paired difference `a − b` of two rows' per-query values over the same queries: its mean
+/// and the 95% bootstrap interval of that mean, resampling *queries* (each resample draws the
+/// same query indices for every pair of rows with the same seed and query count). Queries where
+/// either value is NaN are left out; `n` counts the pairs. The difference is separable from 0
+/// when the interval excludes it — a stronger test than non-overlapping intervals of the two
+/// means, because the variation between queries, which both rows share, cancels.
+///
+/// ```
+/// use chunklab_eval::bootstrap::paired_difference;
+/// let best = [0.9, 0.2, 0.7, 0.4, 1.0, 0.1];
+/// let worse: Vec<f64> = best.iter().map(|x| x - 0.05).collect();
+/// let d = paired_difference(&best, &worse, 3);
+/// assert!((d.mean - 0.05).abs() < 1e-12 && d.lo > 0.0);
+/// ```
+pub fn paired_difference(a: &[f64], b: &[f64], seed: u64) -> Summary {
+    let d: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .filter(|(x, y)| !x.is_nan() && !y.is_nan())
+        .map(|(x, y)| x - y)
+        .collect();
+    summarize(&d, seed)
+}
+
+/// `0..n` in a deterministic pseudo-random order drawn from `seed` (Fisher–Yates with the
+/// generator of [`summarize`]): the fold assignment of cross-validation.
+pub fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..n).collect();
+    let mut rng = SplitMix64(seed ^ 0x0F01_D5EE);
+    for i in (1..n).rev() {
+        v.swap(i, rng.below(i + 1));
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +158,34 @@ mod tests {
         // Standard error sqrt(0.25*0.75/200) = 0.0306; the interval is about ±1.96 of that.
         assert!(a.lo > 0.17 && a.lo < 0.21, "{a:?}");
         assert!(a.hi > 0.29 && a.hi < 0.33, "{a:?}");
+    }
+
+    #[test]
+    fn paired_difference_cancels_shared_query_variation() {
+        // Queries of very different difficulty; row b is 0.05 below row a on every one. The
+        // two means' intervals overlap widely, the paired difference is 0.05 every time.
+        let a: Vec<f64> = (0..100).map(|i| (i % 10) as f64 / 10.0 + 0.05).collect();
+        let b: Vec<f64> = a.iter().map(|x| x - 0.05).collect();
+        let (sa, sb) = (summarize(&a, 1), summarize(&b, 1));
+        assert!(sb.hi > sa.lo, "the intervals overlap: {sa:?} {sb:?}");
+        let d = paired_difference(&a, &b, 1);
+        assert!(
+            (d.mean - 0.05).abs() < 1e-12 && (d.lo - 0.05).abs() < 1e-9,
+            "{d:?}"
+        );
+        // NaN on either side drops the pair.
+        let d = paired_difference(&[1.0, f64::NAN, 0.5], &[0.0, 0.0, f64::NAN], 1);
+        assert_eq!((d.mean, d.n), (1.0, 1));
+    }
+
+    #[test]
+    fn shuffled_is_a_deterministic_permutation() {
+        let a = shuffled(50, 9);
+        assert_eq!(a, shuffled(50, 9));
+        assert_ne!(a, (0..50).collect::<Vec<_>>());
+        let mut s = a.clone();
+        s.sort_unstable();
+        assert_eq!(s, (0..50).collect::<Vec<_>>());
+        assert!(shuffled(0, 1).is_empty());
     }
 }

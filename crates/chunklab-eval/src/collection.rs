@@ -57,7 +57,25 @@ pub struct Collection {
     store: Box<dyn ChunkStore>,
     /// Size on disk after building.
     pub bytes: DiskBytes,
+    /// Chunks in the collection.
+    len: usize,
     _place: Place,
+}
+
+/// One query's candidates as hybrid search fuses them: each retriever's keys, best first, at
+/// the depth a hybrid query of the same k searches, with the chunk number of every key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidates {
+    pub bm25: Vec<u64>,
+    pub dense: Vec<u64>,
+    chunk_of: std::collections::HashMap<u64, u32>,
+}
+
+impl Candidates {
+    /// The chunk number of a key of either list.
+    pub fn chunk(&self, key: u64) -> u32 {
+        self.chunk_of[&key]
+    }
 }
 
 impl Collection {
@@ -161,6 +179,7 @@ impl Collection {
         Ok(Collection {
             store,
             bytes,
+            len: chunks.len(),
             _place: place,
         })
     }
@@ -192,6 +211,45 @@ impl Collection {
                     .map_err(|_| Error::Run(format!("unexpected chunk id `{}`", h.chunk_id)))
             })
             .collect()
+    }
+}
+
+impl Collection {
+    /// The BM25 and dense candidates of a query, each list searched on its own at the depth
+    /// [`chunklab_index::seam::Plan`] gives a hybrid query of `k` (what `search` in hybrid mode
+    /// fuses), for fusing with other weights ([`crate::fusion_cv`]).
+    pub fn candidates(&self, text: &str, vector: &[f32], k: usize) -> Result<Candidates> {
+        let hybrid = Query::new(text, chunklab_index::Mode::Hybrid, k);
+        let depth = chunklab_index::seam::Plan::new(&hybrid, self.len).depth;
+        let mut chunk_of = std::collections::HashMap::new();
+        let mut list = |mode: chunklab_index::Mode| -> Result<Vec<u64>> {
+            let mut q = Query::new(text, mode, depth);
+            q.depth = Some(depth);
+            if mode == chunklab_index::Mode::Dense {
+                q.vector = Some(vector);
+            }
+            let hits = self
+                .store
+                .search(&q)
+                .map_err(|e| Error::Run(format!("search `{text}`: {e}")))?;
+            hits.iter()
+                .map(|h| {
+                    let c = h
+                        .chunk_id
+                        .parse::<u32>()
+                        .map_err(|_| Error::Run(format!("unexpected chunk id `{}`", h.chunk_id)))?;
+                    chunk_of.insert(h.key, c);
+                    Ok(h.key)
+                })
+                .collect()
+        };
+        let bm25 = list(chunklab_index::Mode::Bm25)?;
+        let dense = list(chunklab_index::Mode::Dense)?;
+        Ok(Candidates {
+            bm25,
+            dense,
+            chunk_of,
+        })
     }
 }
 

@@ -17,6 +17,7 @@ pub mod dataset;
 pub mod embed_cache;
 pub mod error;
 pub mod export;
+pub mod fusion_cv;
 pub mod io;
 pub mod metrics;
 pub mod progress;

@@ -1,11 +1,13 @@
 //! Rendering a [`BenchResult`]: a terminal table sorted by a metric with the best row marked
 //! ([`table`]), JSON ([`json`]), CSV ([`csv`]), Markdown ([`markdown`]) and a self-contained
-//! HTML page with inline SVG charts ([`html`]).
+//! HTML page with inline SVG charts ([`html`]). Every one marks the rows the ranking metric
+//! cannot separate from the best ([`separable`]).
 
 pub mod csv;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod separable;
 pub mod table;
 
 use crate::result::{BenchResult, Row};

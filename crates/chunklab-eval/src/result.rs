@@ -60,12 +60,28 @@ pub struct Row {
     /// Metric name → summary over queries. Ratios in percent; `mrr` and `ndcg` in 0..1.
     pub metrics: Vec<(String, Summary)>,
     pub cost: Cost,
+    /// Metric name → each query's value (the scale of `metrics`, NaN where undefined), in the
+    /// dataset's query order: what a paired comparison of two rows resamples
+    /// ([`crate::report::separable`]). Empty for a row not measured here. Not serialized.
+    #[serde(skip)]
+    pub per_query: Vec<(String, Vec<f64>)>,
+    /// `hybrid-cv` rows: the fusion weights cross-validation chose ([`crate::fusion_cv`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fusion: Option<crate::fusion_cv::FusionChoice>,
 }
 
 impl Row {
     /// A metric's summary by name.
     pub fn metric(&self, name: &str) -> Option<&Summary> {
         self.metrics.iter().find(|(n, _)| n == name).map(|(_, s)| s)
+    }
+
+    /// A metric's per-query values by name (`None` when the row does not keep them).
+    pub fn per_query(&self, name: &str) -> Option<&[f64]> {
+        self.per_query
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
     }
 }
 

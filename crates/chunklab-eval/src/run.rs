@@ -44,9 +44,7 @@ pub struct RunOptions {
 }
 
 /// Parse every document once (parser chosen by file name); documents whose spans are labelled
-/// must parse to their own text, or span offsets would point elsewhere. A document the corpus
-/// reader already parsed from its own bytes ([`Dataset::parsed`]: PDF, DOCX, ODT, images) is
-/// that parse, whose text is the document's text.
+/// must parse to their own text, or span offsets would point elsewhere.
 pub fn parse_docs(ds: &Dataset) -> Result<Vec<ParsedDocument>> {
     let spanned: std::collections::HashSet<&str> = ds
         .queries
@@ -56,9 +54,6 @@ pub fn parse_docs(ds: &Dataset) -> Result<Vec<ParsedDocument>> {
     ds.docs
         .par_iter()
         .map(|d| {
-            if let Some(parsed) = ds.parsed.get(&d.id) {
-                return Ok(ParsedDocument::clone(parsed));
-            }
             let path = Path::new(&d.name);
             let bytes = d.text.as_bytes();
             let parsed = chunklab_pipeline::parse(path, bytes, None, &Default::default())
@@ -292,7 +287,11 @@ impl<'a> Resources<'a> {
             return Ok(());
         };
         for &ci in &g.members {
-            rows[ci] = Some(self.retrieve_and_score(&self.configs[ci], &built)?);
+            let row = self.retrieve_and_score(&self.configs[ci], &built)?;
+            if let Some(f) = &row.fusion {
+                notes.push(f.note(&row.label));
+            }
+            rows[ci] = Some(row);
         }
         Ok(())
     }
@@ -486,7 +485,22 @@ impl<'a> Resources<'a> {
         });
         let mut latencies = Vec::with_capacity(ds.queries.len());
         let mut results: Vec<Vec<u32>> = Vec::with_capacity(ds.queries.len());
-        for (qi, q) in ds.queries.iter().enumerate() {
+        let mut fusion = None;
+        if c.mode == crate::sweep::Mode::HybridCv {
+            let texts: Vec<&str> = ds.queries.iter().map(|q| q.query.as_str()).collect();
+            let (r, l, f) = crate::fusion_cv::retrieve(
+                &b.collection,
+                &texts,
+                &self.query_vecs[&c.model],
+                c.k,
+                &self.labels,
+                &b.chunks,
+                &b.omega,
+                progress,
+            )?;
+            (results, latencies, fusion) = (r, l, Some(f));
+        }
+        for (qi, q) in ds.queries.iter().enumerate().filter(|_| fusion.is_none()) {
             let vector = c.mode.dense().then(|| &*self.query_vecs[&c.model][qi]);
             let t = Instant::now();
             let hits = b
@@ -557,6 +571,8 @@ impl<'a> Resources<'a> {
             k: c.k,
             metrics: summarize_all(&scores),
             cost,
+            per_query: per_query_all(&scores),
+            fusion,
         })
     }
 }
@@ -642,6 +658,19 @@ fn percentile(v: &mut [f64], q: f64) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let i = ((v.len() - 1) as f64 * q).round() as usize;
     v[i]
+}
+
+/// Every metric defined for some query with its per-query values, scaled as in
+/// [`summarize_all`] (ratios in percent).
+fn per_query_all(scores: &[QueryScores]) -> Vec<(String, Vec<f64>)> {
+    METRICS
+        .iter()
+        .filter_map(|(name, ratio)| {
+            let f = if *ratio { 100.0 } else { 1.0 };
+            let values: Vec<f64> = scores.iter().map(|s| s.get(name) * f).collect();
+            (!values.iter().all(|v| v.is_nan())).then(|| (name.to_string(), values))
+        })
+        .collect()
 }
 
 /// Bootstrap summaries of every metric defined for some query.

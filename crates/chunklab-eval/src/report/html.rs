@@ -2,6 +2,7 @@
 //! ranking metric with its 95% interval) and quality-vs-cost scatters (index bytes; prompt
 //! tokens of the top k) with the Pareto front highlighted, then the full table.
 
+use super::separable::{self, Standing};
 use super::{human_bytes, markdown, ranked, sort_value};
 use crate::result::{BenchResult, Row};
 
@@ -42,7 +43,7 @@ pub fn pareto(points: &[(f64, f64)]) -> Vec<usize> {
     front
 }
 
-fn bars(result: &BenchResult, metric: &str) -> String {
+fn bars(result: &BenchResult, metric: &str, standing: &Standing) -> String {
     let order: Vec<usize> = ranked(result, metric)
         .into_iter()
         .filter(|&i| sort_value(&result.rows[i], metric).is_finite())
@@ -64,6 +65,7 @@ fn bars(result: &BenchResult, metric: &str) -> String {
     for (pos, &i) in order.iter().enumerate() {
         let r = &result.rows[i];
         let m = r.metric(metric).unwrap();
+        let mark = standing.mark(i, "★");
         let y = 10.0 + pos as f64 * row_h;
         let w = m.mean / scale_max * bar_w;
         let (lo, hi) = (m.lo / scale_max * bar_w, m.hi / scale_max * bar_w);
@@ -71,7 +73,11 @@ fn bars(result: &BenchResult, metric: &str) -> String {
             r#"<text x="{}" y="{}" text-anchor="end">{}{} · {}</text>"#,
             label_w - 6.0,
             y + 14.0,
-            if pos == 0 { "★ " } else { "" },
+            if mark.is_empty() {
+                String::new()
+            } else {
+                format!("{mark} ")
+            },
             esc(&r.label),
             r.mode.name()
         ));
@@ -282,6 +288,7 @@ fn fmt_cost(name: &str, v: f64) -> String {
 pub fn render(result: &BenchResult, metric: &str) -> String {
     let order = ranked(result, metric);
     let best = order.first().map(|&i| &result.rows[i]);
+    let standing = separable::standing(result, metric);
     let mut body = String::new();
     body.push_str(&format!(
         "<h1>chunklab bench: {}</h1><p>{} documents · {} queries · {} configurations · {:.0} s · ranked by <b>{}</b></p>",
@@ -303,14 +310,36 @@ pub fn render(result: &BenchResult, metric: &str) -> String {
             m.lo,
             m.hi
         ));
+        let close: Vec<String> = order
+            .iter()
+            .filter(|&&i| standing.not_separable(i))
+            .map(|&i| {
+                format!(
+                    "{} ({})",
+                    esc(&result.rows[i].label),
+                    result.rows[i].mode.name()
+                )
+            })
+            .collect();
+        body.push_str(&if close.is_empty() {
+            "<p>Every other configuration is separable from it (95% paired bootstrap of the per-query difference).</p>".to_string()
+        } else {
+            format!(
+                "<p>≈ Not separable from it ({} of {}): {}. {}.</p>",
+                close.len(),
+                result.rows.len() - 1,
+                close.join(", "),
+                esc(separable::LEGEND)
+            )
+        });
     }
     body.push_str(&format!(
-        "<h2>{} per configuration</h2><p class=legend><span style=\"color:{}\">■ dense</span> <span style=\"color:{}\">■ hybrid</span> <span style=\"color:{}\">■ bm25</span>; whiskers: 95% bootstrap interval</p>{}",
+        "<h2>{} per configuration</h2><p class=legend><span style=\"color:{}\">■ dense</span> <span style=\"color:{}\">■ hybrid</span> <span style=\"color:{}\">■ bm25</span>; whiskers: 95% bootstrap interval; ★ best, ≈ not separable from the best</p>{}",
         esc(metric),
         PALETTE[0],
         PALETTE[1],
         PALETTE[2],
-        bars(result, metric)
+        bars(result, metric, &standing)
     ));
     body.push_str("<h2>Quality vs cost</h2><p>Red dashed line: the Pareto front (no other configuration is both cheaper and better).</p>");
     body.push_str(&scatter(result, metric, "index bytes", |r| {
@@ -364,6 +393,18 @@ fn md_table_to_html(md: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_report_marks_rows_not_separable_from_the_best() {
+        let html = render(&crate::report::separable::tests::three_rows(), "recall");
+        assert!(
+            html.contains("≈ Not separable from it (1 of 2): close (dense)"),
+            "{html}"
+        );
+        assert!(html.contains(">≈ close · dense</text>"), "{html}");
+        assert!(html.contains(">worse · dense</text>"), "{html}");
+        assert!(html.contains("<td>≈ close</td>"), "{html}");
+    }
 
     #[test]
     fn labels_of_a_crowded_cluster_never_overprint() {

@@ -1,12 +1,14 @@
-//! The terminal table: one line per configuration, sorted by the chosen metric, best marked `*`.
+//! The terminal table: one line per configuration, sorted by the chosen metric, best marked `*`,
+//! rows not separable from the best marked `≈` ([`super::separable`]).
 
-use super::{human_bytes, present_columns, ranked};
+use super::{human_bytes, present_columns, ranked, separable};
 use crate::result::BenchResult;
 
 /// Render the table ranked by `metric`.
 pub fn render(result: &BenchResult, metric: &str) -> String {
     let cols = present_columns(result);
     let order = ranked(result, metric);
+    let standing = separable::standing(result, metric);
     let mut header: Vec<String> =
         vec!["".into(), "configuration".into(), "mode".into(), "k".into()];
     header.extend(cols.iter().map(|(m, h)| {
@@ -18,10 +20,10 @@ pub fn render(result: &BenchResult, metric: &str) -> String {
     }));
     header.extend(["chunks", "tok/chunk", "index", "embed s", "p50 ms"].map(String::from));
     let mut lines: Vec<Vec<String>> = vec![header];
-    for (pos, &i) in order.iter().enumerate() {
+    for &i in &order {
         let r = &result.rows[i];
         let mut l = vec![
-            if pos == 0 { "*".into() } else { String::new() },
+            standing.mark(i, "*").to_string(),
             r.label.clone(),
             r.mode.name().into(),
             r.k.to_string(),
@@ -80,6 +82,10 @@ pub fn render(result: &BenchResult, metric: &str) -> String {
         "{} · {} documents · {} queries · ranked by {metric} (* best) · {:.0} s\n",
         result.dataset, result.docs, result.queries, result.seconds
     ));
+    if standing.any_marked() {
+        out.push_str(separable::LEGEND);
+        out.push('\n');
+    }
     if cols.iter().any(|(m, _)| *m == "recall") {
         out.push_str("recall/prec/IoU/prec_Ω: token level as the Chroma report computes them; * columns: exact spans, unions\n");
     }
@@ -87,4 +93,27 @@ pub fn render(result: &BenchResult, metric: &str) -> String {
         out.push_str(&format!("note: {n}\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::separable::tests::three_rows;
+
+    /// The line of the table whose configuration is `label`.
+    fn line<'a>(table: &'a str, label: &str) -> &'a str {
+        table
+            .lines()
+            .find(|l| l.split_whitespace().any(|w| w == label))
+            .unwrap_or_else(|| panic!("no line for {label} in\n{table}"))
+    }
+
+    #[test]
+    fn rows_not_separable_from_the_best_are_marked() {
+        let t = render(&three_rows(), "recall");
+        assert!(line(&t, "best").starts_with('*'), "{t}");
+        assert!(line(&t, "close").starts_with('≈'), "{t}");
+        assert!(!line(&t, "worse").starts_with('≈'), "{t}");
+        assert!(t.contains("≈ not separable from the best"), "{t}");
+    }
 }

@@ -19,17 +19,21 @@ pub enum Mode {
     Bm25Rerank,
     /// Hybrid, then the reranker.
     HybridRerank,
+    /// Hybrid with the BM25:dense weight chosen by cross-validation on the queries
+    /// ([`crate::fusion_cv`]): the row reports held-out results.
+    HybridCv,
 }
 
 impl Mode {
     /// Every mode, in report order.
-    pub const ALL: [Mode; 6] = [
+    pub const ALL: [Mode; 7] = [
         Mode::Dense,
         Mode::Bm25,
         Mode::Hybrid,
         Mode::DenseRerank,
         Mode::Bm25Rerank,
         Mode::HybridRerank,
+        Mode::HybridCv,
     ];
 
     pub fn name(self) -> &'static str {
@@ -40,6 +44,7 @@ impl Mode {
             Mode::DenseRerank => "dense+rerank",
             Mode::Bm25Rerank => "bm25+rerank",
             Mode::HybridRerank => "hybrid+rerank",
+            Mode::HybridCv => "hybrid-cv",
         }
     }
 
@@ -58,7 +63,7 @@ impl Mode {
         match self {
             Mode::Dense | Mode::DenseRerank => chunklab_index::Mode::Dense,
             Mode::Bm25 | Mode::Bm25Rerank => chunklab_index::Mode::Bm25,
-            Mode::Hybrid | Mode::HybridRerank => chunklab_index::Mode::Hybrid,
+            Mode::Hybrid | Mode::HybridRerank | Mode::HybridCv => chunklab_index::Mode::Hybrid,
         }
     }
 
