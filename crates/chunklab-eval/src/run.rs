@@ -44,7 +44,9 @@ pub struct RunOptions {
 }
 
 /// Parse every document once (parser chosen by file name); documents whose spans are labelled
-/// must parse to their own text, or span offsets would point elsewhere.
+/// must parse to their own text, or span offsets would point elsewhere. A document the corpus
+/// reader already parsed from its own bytes ([`Dataset::parsed`]: PDF, DOCX, ODT, images) is
+/// that parse, whose text is the document's text.
 pub fn parse_docs(ds: &Dataset) -> Result<Vec<ParsedDocument>> {
     let spanned: std::collections::HashSet<&str> = ds
         .queries
@@ -54,6 +56,9 @@ pub fn parse_docs(ds: &Dataset) -> Result<Vec<ParsedDocument>> {
     ds.docs
         .par_iter()
         .map(|d| {
+            if let Some(parsed) = ds.parsed.get(&d.id) {
+                return Ok(ParsedDocument::clone(parsed));
+            }
             let path = Path::new(&d.name);
             let bytes = d.text.as_bytes();
             let parsed = chunklab_pipeline::parse(path, bytes, None, &Default::default())
