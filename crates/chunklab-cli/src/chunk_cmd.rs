@@ -234,7 +234,8 @@ fn chunk_one(input: &Input, pipeline: &Pipeline, writer: &ChunkWriter) -> Outcom
     }
 }
 
-/// A big document is rendered and written a slice of chunks at a time.
+/// A big document is chunked, rendered and written a window of chunks at a time
+/// ([`Pipeline::process_windowed`]): plain text never holds more than a window of chunks.
 fn chunk_big(
     input: &Input,
     pipeline: &Pipeline,
@@ -246,24 +247,32 @@ fn chunk_big(
         Err(skip) => return Ok(Outcome::Skipped(skip)),
     };
     let source = input.source();
-    let doc = match pipeline.process(input, &source, &prepared) {
-        Ok(d) => d,
-        Err(skip) => return Ok(Outcome::Skipped(skip)),
-    };
     let mut buf = Vec::new();
-    let mut start = 0;
-    while start < doc.chunks.len() {
-        let end = (start + 4096).min(doc.chunks.len());
+    let mut write_error = None;
+    let mut each = |w: chunklab_pipeline::Window| {
         buf.clear();
-        writer.render_range(&doc.chunks, doc.vectors.as_deref(), start..end, &mut buf)?;
-        writer.write(out, &buf, end - start)?;
-        start = end;
+        let n = w.new.len();
+        let written = writer
+            .render_range(w.chunks, w.vectors, w.new, &mut buf)
+            .and_then(|()| writer.write(out, &buf, n));
+        written.map_err(|e| {
+            let message = e.to_string();
+            write_error = Some(e);
+            anyhow::anyhow!(message)
+        })
+    };
+    let done = pipeline.process_windowed(input, &source, &prepared, 4096, &mut each);
+    if let Some(e) = write_error {
+        return Err(e.into());
     }
-    Ok(Outcome::Done {
-        buf: Vec::new(),
-        chunks: doc.chunks.len(),
-        bytes: doc.bytes,
-        written: true,
-        warnings: doc.warnings,
+    Ok(match done {
+        Ok(d) => Outcome::Done {
+            buf: Vec::new(),
+            chunks: d.chunks,
+            bytes: d.bytes,
+            written: true,
+            warnings: d.warnings,
+        },
+        Err(skip) => Outcome::Skipped(skip),
     })
 }

@@ -193,6 +193,95 @@ pub fn chunk_document<'a>(doc: &Document<'a>, chunker: &dyn Chunker) -> Result<V
     make_chunks(doc.doc_id, doc.source, doc.text, chunker, parts)
 }
 
+/// [`chunk_document`] for a document too large to hold all its chunks at once (a chunk is a few
+/// hundred bytes; a 1 GB text makes a million of them): the strategy's spans and metadata are made
+/// at once, the chunks `window` at a time. `each` gets a slice of chunks and the range of it that
+/// is new; the slice also holds the chunk before and the chunk after that range when the document
+/// has them, so a writer can name neighbours. The new ranges, in order, are exactly the chunks
+/// [`chunk_document`] gives (ids, offsets, `index`, `total`, parent ids). Returns the number of
+/// chunks.
+///
+/// ```
+/// use chunklab_core::{chunk_document, chunk_document_windowed, Document, strategies::Fixed, CharSizer};
+/// use std::sync::Arc;
+/// let doc = Document::new("doc-1", "mem", "Een korte tekst over windenergie op zee.");
+/// let chunker = Fixed::new(Arc::new(CharSizer), 10, 0).unwrap();
+/// let mut ids = Vec::new();
+/// let n = chunk_document_windowed(&doc, &chunker, 2, |chunks, new| {
+///     ids.extend(chunks[new].iter().map(|c| c.id.clone()));
+///     Ok(())
+/// })
+/// .unwrap();
+/// let all = chunk_document(&doc, &chunker).unwrap();
+/// assert_eq!(n, all.len());
+/// assert_eq!(ids, all.iter().map(|c| c.id.clone()).collect::<Vec<_>>());
+/// ```
+pub fn chunk_document_windowed<'a>(
+    doc: &Document<'a>,
+    chunker: &dyn Chunker,
+    window: usize,
+    mut each: impl FnMut(&[Chunk<'a>], std::ops::Range<usize>) -> Result<()>,
+) -> Result<usize> {
+    let parts = chunker.chunk_text(doc.text)?;
+    let config = chunker.config();
+    let strategy = chunker.strategy();
+    check_parents(strategy, &parts)?;
+    let total = parts.len();
+    let window = window.max(1);
+    let mut cursor = CharCursor::new(doc.text);
+    let mut start = 0;
+    while start < total {
+        let end = (start + window).min(total);
+        let (lo, hi) = (start.saturating_sub(1), (end + 1).min(total));
+        let chunks: Vec<Chunk<'a>> = (lo..hi)
+            .map(|i| {
+                let (s, meta) = &parts[i];
+                let mut meta = meta.clone();
+                if let Some(p) = meta.parent_index {
+                    let (ps, pmeta) = &parts[p];
+                    let ptext = &doc.text[ps.start..ps.end];
+                    meta.parent_id = Some(chunk_id_for(
+                        doc.doc_id, ps.start, ps.end, &config, pmeta, ptext,
+                    ));
+                }
+                let text = &doc.text[s.start..s.end];
+                Chunk {
+                    id: chunk_id_for(doc.doc_id, s.start, s.end, &config, &meta, text),
+                    doc_id: doc.doc_id,
+                    source: doc.source,
+                    text,
+                    start_byte: s.start,
+                    end_byte: s.end,
+                    start_char: cursor.char_at(s.start),
+                    end_char: cursor.char_at(s.end),
+                    index: i,
+                    total,
+                    tokens: s.tokens,
+                    strategy,
+                    meta,
+                }
+            })
+            .collect();
+        each(&chunks, start - lo..end - lo)?;
+        start = end;
+    }
+    Ok(total)
+}
+
+/// A parent must come before its children (what `parent_index` → `parent_id` relies on).
+fn check_parents(strategy: &str, parts: &[(Span, ChunkMeta)]) -> Result<()> {
+    for (i, (_, meta)) in parts.iter().enumerate() {
+        if let Some(p) = meta.parent_index {
+            if p >= i {
+                return Err(crate::Error::Config(format!(
+                    "{strategy}: chunk {i} names chunk {p} as its parent; a parent must come before its children"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Chunk a parsed document with any strategy ([`Chunker::chunk_parsed`]): chunks borrow their
 /// text from `doc.text`, carry page span, source lines, heading path and prefix in `meta`, and
 /// their ids include the prefix.
@@ -230,6 +319,7 @@ fn make_chunks<'a>(
     let doc_text = text;
     let config = chunker.config();
     let strategy = chunker.strategy();
+    check_parents(strategy, &parts)?;
     let total = parts.len();
     let mut cursor = CharCursor::new(doc_text);
     let mut chunks: Vec<Chunk<'a>> = parts
@@ -256,15 +346,9 @@ fn make_chunks<'a>(
         })
         .collect();
     for i in 0..chunks.len() {
-        let Some(p) = chunks[i].meta.parent_index else {
-            continue;
-        };
-        if p >= i {
-            return Err(crate::Error::Config(format!(
-                "{strategy}: chunk {i} names chunk {p} as its parent; a parent must come before its children"
-            )));
+        if let Some(p) = chunks[i].meta.parent_index {
+            chunks[i].meta.parent_id = Some(chunks[p].id.clone());
         }
-        chunks[i].meta.parent_id = Some(chunks[p].id.clone());
     }
     Ok(chunks)
 }

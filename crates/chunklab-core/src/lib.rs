@@ -35,8 +35,8 @@ pub mod validate;
 
 pub use chunk::{chunk_id, embedded_text, Chunk, ChunkMeta, Span};
 pub use chunker::{
-    chunk_document, chunk_id_for, chunk_parsed_document, spans_to_chunks, Chunker, Document,
-    Locator,
+    chunk_document, chunk_document_windowed, chunk_id_for, chunk_parsed_document, spans_to_chunks,
+    Chunker, Document, Locator,
 };
 pub use config::{ChunkConfig, Strategy, Unit};
 pub use error::{Error, Result};

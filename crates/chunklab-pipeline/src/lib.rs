@@ -37,6 +37,7 @@ pub mod queries;
 mod query_batch;
 pub mod reading;
 pub mod search;
+mod windowed;
 
 pub use chunkers::{build_chunker, late_options, load_model, sizer, LoadedModel, Models};
 pub use chunklab_parse::ocr::{OcrMode, OcrOptions};
@@ -47,6 +48,7 @@ pub use input::{Filters, Input, Skip};
 pub use late::{Late, LateStats};
 pub use query_batch::QueryBatchStats;
 pub use reading::{parse, parse_with_ocr, prepare, Prepared, Reading};
+pub use windowed::{Window, Windowed};
 
 use anyhow::{anyhow, Context as _, Result};
 use chunklab_core::{
