@@ -16,6 +16,9 @@
 # refuses to run as root: as root the server runs as the unprivileged user `nobody` (setpriv),
 # which is what the wheel's own get_server() does with a user it creates.
 #
+# $CHUNKLAB_PG_OPTIONS: more server settings, appended to the defaults (for benchmarks, e.g.
+# "-c shared_buffers=2GB -c max_wal_size=8GB").
+#
 # --replica-of URL: instead of initdb, pg_basebackup the primary at URL (streaming replication,
 # standby.signal written by -R) and start a hot standby that follows it.
 set -euo pipefail
@@ -92,7 +95,7 @@ start() {
         fi
     fi
     as_server "$bin/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
-        -o "-h 127.0.0.1 -p $port -k $dir -c max_connections=200 -c shared_buffers=128MB" start >/dev/null ||
+        -o "-h 127.0.0.1 -p $port -k $dir -c max_connections=200 -c shared_buffers=128MB ${CHUNKLAB_PG_OPTIONS:-}" start >/dev/null ||
         { tail -n 30 "$dir/server.log" >&2; die "the server did not start (log: $dir/server.log)"; }
     echo "postgresql://postgres@127.0.0.1:$port/postgres" >"$dir/url"
     cat "$dir/url"

@@ -11,6 +11,7 @@
 //!   `vector(dim)` + HNSW);
 //! * [`writer`] — [`PgWriter`]: whole documents per transaction, binary `COPY`, incremental by
 //!   content hash;
+//! * [`bulk`] — loading an empty store without the HNSW and GIN indexes, built once after it;
 //! * [`filter`] — chunklab filters as SQL inside the candidate searches;
 //! * [`search`] — dense, full-text and hybrid (RRF in one statement) retrieval;
 //! * [`store`] — [`PgStore`]: search, then the embedded index's own rerank and shaping code;
@@ -21,6 +22,7 @@
 //!   behind the seam, for every face's `--store`.
 #![warn(missing_docs)]
 
+pub mod bulk;
 pub mod conn;
 pub mod filter;
 pub mod open;

@@ -181,10 +181,9 @@ pub fn init_settings(client: &mut Client, settings: &Settings) -> Result<(), Err
     .map_err(sql_err("emptying the store"))?;
     if settings.dim > 0 {
         tx.batch_execute(&format!(
-            "ALTER TABLE chunklab.chunks ADD COLUMN embedding vector({dim}) NOT NULL;
-             CREATE INDEX chunks_embedding ON chunklab.chunks
-                 USING hnsw (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64);",
-            dim = settings.dim
+            "ALTER TABLE chunklab.chunks ADD COLUMN embedding vector({dim}) NOT NULL; {index};",
+            dim = settings.dim,
+            index = crate::bulk::EMBEDDING.sql
         ))
         .map_err(sql_err("the vector column"))?;
     }

@@ -10,7 +10,9 @@
 //! server would fuse them. Keys are shard-local; a global key is `local × shards + shard`.
 //! Equal scores are ordered by key, so tied chunks may be ranked in another order than on one
 //! server; in hybrid mode that can move a tied chunk's RRF score by one rank step
-//! (tests/shards.rs).
+//! (tests/shards.rs). On large shards full text is bounded per shard
+//! ([`crate::search::FullText`]): each shard picks its candidates by its own statistics, so
+//! the merge is exact over the candidates, which may differ from one large server's.
 
 use crate::search;
 use crate::store::{Fetched, PgStore};
@@ -120,6 +122,16 @@ impl ShardedStore {
         })
     }
 
+    /// Bound full-text ranking on every shard otherwise than the default.
+    pub fn with_full_text(mut self, full_text: search::FullText) -> ShardedStore {
+        self.shards = self
+            .shards
+            .into_iter()
+            .map(|s| s.with_full_text(full_text))
+            .collect();
+        self
+    }
+
     fn global(&self, shard: usize, key: u64) -> u64 {
         key * self.shards.len() as u64 + shard as u64
     }
@@ -223,7 +235,12 @@ impl ChunkStore for ShardedStore {
                             let mut lists = Vec::new();
                             for &m in retrievers {
                                 lists.push(search::retrieve_as(
-                                    &mut tx, shard_q, m, vector, plan.depth,
+                                    &mut tx,
+                                    shard_q,
+                                    m,
+                                    vector,
+                                    plan.depth,
+                                    shard.full_text(),
                                 )?);
                             }
                             let mut keys: Vec<i64> =

@@ -51,6 +51,7 @@ pub struct PgStore {
     settings: Settings,
     custom_fields: Vec<String>,
     hierarchical: bool,
+    full_text: search::FullText,
 }
 
 impl PgStore {
@@ -119,7 +120,20 @@ impl PgStore {
             settings,
             custom_fields,
             hierarchical,
+            full_text: search::FullText::from_env(),
         })
+    }
+
+    /// Bound full-text ranking otherwise than the default ([`search::FullText`]; the
+    /// environment can set it too, see [`search::FullText::from_env`]).
+    pub fn with_full_text(mut self, full_text: search::FullText) -> PgStore {
+        self.full_text = full_text;
+        self
+    }
+
+    /// How full-text candidates are bounded.
+    pub fn full_text(&self) -> &search::FullText {
+        &self.full_text
     }
 
     /// The connection pool (a sharded store runs its statements on each shard's).
@@ -263,7 +277,8 @@ impl ChunkStore for PgStore {
         }
         let (ranked, fetched) = self.pool.with("search", |c| {
             let mut tx = c.build_transaction().read_only(true).start()?;
-            let ranked = search::retrieve(&mut tx, q, vector, plan.depth)?;
+            let ranked =
+                search::retrieve_as(&mut tx, q, q.mode, vector, plan.depth, &self.full_text)?;
             let keys: Vec<i64> = ranked.iter().map(|r| r.key as i64).collect();
             let fetched = Self::shape_source(&mut tx, q, &keys)?;
             tx.commit()?;

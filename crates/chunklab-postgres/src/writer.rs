@@ -9,6 +9,13 @@
 //!
 //! One writer at a time: the writer holds a session advisory lock; a second `chunklab index` on
 //! the same store is refused (readers are never blocked).
+//!
+//! **Bulk path.** When the first commit at least doubles the store (an empty store being
+//! loaded, or a nearly empty one), that commit's transaction also drops the HNSW and GIN
+//! indexes, the following commits COPY without their upkeep, and [`StoreWriter::finish`]
+//! builds them once ([`crate::bulk`]). Later runs on the filled store take the incremental
+//! path (index upkeep per row). A writer that never finished leaves the indexes missing; the
+//! next [`PgWriter::open`] builds them before it writes anything.
 
 use crate::conn::{cause, is_connection_lost, Target};
 use crate::schema;
@@ -36,6 +43,29 @@ pub struct PgWriter {
     removed: HashSet<String>,
     /// The `vector` type's OID in this database (an extension type).
     vector_type: Option<Type>,
+    /// Chunks in the store when it was opened.
+    existing_chunks: u64,
+    /// Whether this writer loads without the deferred indexes.
+    bulk: BulkState,
+}
+
+/// Whether a writer may take the bulk path ([`crate::bulk`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BulkMode {
+    /// Take it when the first commit at least doubles the store (the default).
+    Auto,
+    /// Never: keep the indexes and their upkeep per row (the incremental path).
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BulkState {
+    /// Nothing committed yet: decided at the first commit.
+    Undecided(BulkMode),
+    /// Indexes kept.
+    Incremental,
+    /// Indexes dropped; built at `finish`.
+    Bulk,
 }
 
 fn err(target: &Target, what: &str) -> impl Fn(postgres::Error) -> Error {
@@ -63,6 +93,16 @@ impl PgWriter {
             }
             _ => schema::init_settings(&mut client, &settings)?,
         }
+        // A bulk load that did not finish (killed, or its index build interrupted) left
+        // indexes missing: build them before anything else is written.
+        crate::bulk::ensure(&mut client, settings.dim).map_err(err(
+            &target,
+            "building the indexes a bulk load left missing",
+        ))?;
+        let existing: i64 = client
+            .query_one("SELECT count(*) FROM chunklab.chunks", &[])
+            .map_err(err(&target, "counting chunks"))?
+            .get(0);
         let hashes = client
             .query("SELECT doc_id, content_hash FROM chunklab.documents", &[])
             .map_err(err(&target, "reading document hashes"))?
@@ -78,7 +118,23 @@ impl PgWriter {
             pending: BTreeMap::new(),
             removed: HashSet::new(),
             vector_type,
+            existing_chunks: existing.max(0) as u64,
+            bulk: BulkState::Undecided(BulkMode::Auto),
         })
+    }
+
+    /// Choose whether this writer may take the bulk path (before its first commit).
+    pub fn with_bulk(mut self, mode: BulkMode) -> PgWriter {
+        if let BulkState::Undecided(_) = self.bulk {
+            self.bulk = BulkState::Undecided(mode);
+        }
+        self
+    }
+
+    /// Whether this writer loads without the HNSW and GIN indexes (decided at its first
+    /// commit; they are built by [`StoreWriter::finish`]).
+    pub fn is_bulk(&self) -> bool {
+        self.bulk == BulkState::Bulk
     }
 
     fn check(&self, doc: &NewDocument) -> Result<(), Error> {
@@ -100,7 +156,19 @@ impl PgWriter {
     /// The transaction of one commit.
     fn write(&mut self) -> Result<(), postgres::Error> {
         let ids: Vec<&str> = self.removed.iter().map(String::as_str).collect();
+        let bulk = match self.bulk {
+            BulkState::Undecided(BulkMode::Auto) => {
+                let pending: usize = self.pending.values().map(|d| d.chunks.len()).sum();
+                crate::bulk::is_bulk(self.existing_chunks, pending as u64)
+            }
+            state => state == BulkState::Bulk,
+        };
         let mut tx = self.client.transaction()?;
+        if bulk {
+            // In the transaction of the first documents: a crash before its commit keeps
+            // the indexes, one after it leaves them to the next writer's `ensure`.
+            crate::bulk::drop_indexes(&mut tx, self.settings.dim)?;
+        }
         tx.execute(
             "DELETE FROM chunklab.documents WHERE doc_id = ANY($1)",
             &[&ids],
@@ -217,7 +285,13 @@ impl PgWriter {
             }
         }
         w.finish()?;
-        tx.commit()
+        tx.commit()?;
+        self.bulk = if bulk {
+            BulkState::Bulk
+        } else {
+            BulkState::Incremental
+        };
+        Ok(())
     }
 
     /// Reconnect after a lost connection (with backoff) and take the writer lock again.
@@ -329,6 +403,10 @@ impl StoreWriter for PgWriter {
     fn finish(mut self: Box<Self>) -> Result<(usize, usize), Error> {
         self.commit()?;
         let target = self.target.clone();
+        if self.bulk == BulkState::Bulk {
+            crate::bulk::ensure(&mut self.client, self.settings.dim)
+                .map_err(err(&target, "building the indexes after the bulk load"))?;
+        }
         let row = self
             .client
             .query_one(

@@ -1,6 +1,6 @@
 //! kill -9 of the server in the middle of an ingest: after a restart the store holds whole
 //! documents only (every document with exactly its chunks), and the writer's error says what
-//! happened. Runs its own server (scripts/pg-server.sh) so that the shared one is not killed.
+//! happened; the indexes the bulk load had dropped are built by the next writer. Runs its own server (scripts/pg-server.sh) so that the shared one is not killed.
 
 mod common;
 
@@ -131,6 +131,15 @@ fn kill_9_of_the_server_mid_ingest_leaves_whole_documents() {
         assert_eq!(want as usize, expected, "{id}");
         assert_eq!(got as usize, expected, "{id}: a document in part");
     }
+    // The ingest took the bulk path (an empty store): its indexes were dropped with the first
+    // commit and never built. The next writer builds them before writing.
+    let missing = chunklab_postgres::bulk::missing(&mut c, DIM).unwrap();
+    assert_eq!(missing.len(), 4, "the bulk path dropped the indexes");
+    let w = PgWriter::open(&url, settings(), false).unwrap();
+    assert!(chunklab_postgres::bulk::missing(&mut c, DIM)
+        .unwrap()
+        .is_empty());
+    drop(w);
     let out = Command::new("bash")
         .arg(script())
         .arg("stop")

@@ -1,0 +1,105 @@
+//! The bulk path: loading an empty store drops the HNSW and GIN indexes in the first commit and
+//! builds them at `finish`; the result searches exactly like a store loaded through the
+//! incremental path; a writer that never finished leaves the indexes to the next writer.
+
+mod common;
+
+use chunklab_index::{ChunkStore, Mode, Query, StoreWriter};
+use chunklab_postgres::writer::BulkMode;
+use chunklab_postgres::{bulk, PgStore, PgWriter};
+use common::*;
+
+const QUERIES: &[&str] = &[
+    "credit card late fees",
+    "Ukraine and Putin",
+    "insulin prices for seniors",
+    "corporations pay their fair share of taxes",
+    "climate change clean energy",
+];
+
+fn missing(url: &str) -> Vec<&'static str> {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    bulk::missing(&mut c, DIM)
+        .unwrap()
+        .iter()
+        .map(|d| d.name)
+        .collect()
+}
+
+fn ids(hits: &[chunklab_index::Hit]) -> Vec<String> {
+    hits.iter().map(|h| h.chunk_id.clone()).collect()
+}
+
+#[test]
+fn a_bulk_load_builds_the_indexes_once_and_searches_like_the_incremental_path() {
+    let docs = corpus(12);
+    let every = [
+        "chunks_embedding",
+        "chunks_tsv",
+        "chunks_acl",
+        "chunks_metadata",
+    ];
+    // Bulk: the first commit fills an empty store.
+    let bulk_url = fresh_db("bulk");
+    let mut w = PgWriter::open(&bulk_url, settings(), false).unwrap();
+    for d in &docs[..5] {
+        w.add_document(d.clone()).unwrap();
+    }
+    w.commit().unwrap();
+    assert!(w.is_bulk());
+    assert_eq!(missing(&bulk_url), every, "no index upkeep during the load");
+    for d in &docs[5..] {
+        w.add_document(d.clone()).unwrap();
+    }
+    let (_, bulk_chunks) = (Box::new(w) as Box<dyn StoreWriter>).finish().unwrap();
+    assert!(missing(&bulk_url).is_empty(), "built at finish");
+    // Incremental: the indexes are kept all along.
+    let inc_url = fresh_db("incr");
+    let mut w = PgWriter::open(&inc_url, settings(), false)
+        .unwrap()
+        .with_bulk(BulkMode::Never);
+    ingest(&mut w, &docs, 5);
+    assert!(!w.is_bulk());
+    assert!(missing(&inc_url).is_empty());
+    let (_, inc_chunks) = (Box::new(w) as Box<dyn StoreWriter>).finish().unwrap();
+    assert_eq!(bulk_chunks, inc_chunks);
+    let (b, i) = (
+        PgStore::open(&bulk_url).unwrap(),
+        PgStore::open(&inc_url).unwrap(),
+    );
+    for text in QUERIES {
+        let v = embed(text);
+        for mode in [Mode::Dense, Mode::Bm25, Mode::Hybrid] {
+            let q = Query::new(text, mode, 10).with_vector(&v);
+            let (x, y) = (b.search(&q).unwrap(), i.search(&q).unwrap());
+            assert!(!x.is_empty(), "{text:?} {mode:?}");
+            assert_eq!(ids(&x), ids(&y), "{text:?} {mode:?}");
+        }
+    }
+}
+
+#[test]
+fn indexes_a_bulk_load_left_missing_are_built_by_the_next_writer() {
+    let docs = corpus(12);
+    let url = fresh_db("bulkcrash");
+    let mut w = PgWriter::open(&url, settings(), false).unwrap();
+    ingest(&mut w, &docs, 4);
+    assert!(w.is_bulk());
+    // Gone without `finish` (as a killed `chunklab index` is): whole documents, no indexes.
+    drop(w);
+    assert_eq!(missing(&url).len(), 4);
+    let s = PgStore::open(&url).unwrap();
+    let v = embed("taxes");
+    let q = Query::new("taxes", Mode::Hybrid, 5).with_vector(&v);
+    assert_eq!(s.search(&q).unwrap().len(), 5, "searches work without them");
+    assert_eq!(s.counts().unwrap().0, 12);
+    // The next writer builds them before it writes, and updates incrementally.
+    let mut w = PgWriter::open(&url, settings(), false).unwrap();
+    assert!(missing(&url).is_empty());
+    let mut changed = docs[0].clone();
+    changed.hash = "changed".into();
+    w.add_document(changed).unwrap();
+    w.commit().unwrap();
+    assert!(!w.is_bulk(), "a filled store is updated incrementally");
+    assert!(missing(&url).is_empty());
+}
