@@ -11,7 +11,9 @@ use std::sync::OnceLock;
 fn entries() -> &'static [(String, Vec<u8>)] {
     static E: OnceLock<Vec<(String, Vec<u8>)>> = OnceLock::new();
     E.get_or_init(|| {
-        chunklab_fuzz::zip_entries(include_bytes!("../seeds/parse_docx/raadsbesluit.docx"))
+        chunklab_fuzz::zip_entries(include_bytes!(
+            "../../data/datasets/documents/docx/raadsbesluit.docx"
+        ))
     })
 }
 
