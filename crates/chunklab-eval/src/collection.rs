@@ -200,18 +200,22 @@ impl Collection {
             q.rerank = Some(rerank);
             q.rerank_top = top.max(k);
         }
-        let hits = self
-            .store
-            .search(&q)
-            .map_err(|e| Error::Run(format!("search `{text}`: {e}")))?;
-        hits.iter()
-            .map(|h| {
-                h.chunk_id
-                    .parse::<u32>()
-                    .map_err(|_| Error::Run(format!("unexpected chunk id `{}`", h.chunk_id)))
-            })
-            .collect()
+        self.hits(&q, text)?.iter().map(chunk_number).collect()
     }
+
+    /// The store's hits for `q` (`text` names the query in the error).
+    fn hits(&self, q: &Query, text: &str) -> Result<Vec<chunklab_index::Hit>> {
+        self.store
+            .search(q)
+            .map_err(|e| Error::Run(format!("search `{text}`: {e}")))
+    }
+}
+
+/// The chunk number the lab gave a hit's chunk as its id.
+fn chunk_number(h: &chunklab_index::Hit) -> Result<u32> {
+    h.chunk_id
+        .parse::<u32>()
+        .map_err(|_| Error::Run(format!("unexpected chunk id `{}`", h.chunk_id)))
 }
 
 impl Collection {
@@ -228,17 +232,10 @@ impl Collection {
             if mode == chunklab_index::Mode::Dense {
                 q.vector = Some(vector);
             }
-            let hits = self
-                .store
-                .search(&q)
-                .map_err(|e| Error::Run(format!("search `{text}`: {e}")))?;
-            hits.iter()
+            self.hits(&q, text)?
+                .iter()
                 .map(|h| {
-                    let c = h
-                        .chunk_id
-                        .parse::<u32>()
-                        .map_err(|_| Error::Run(format!("unexpected chunk id `{}`", h.chunk_id)))?;
-                    chunk_of.insert(h.key, c);
+                    chunk_of.insert(h.key, chunk_number(h)?);
                     Ok(h.key)
                 })
                 .collect()

@@ -9,14 +9,6 @@ use chunklab_postgres::writer::BulkMode;
 use chunklab_postgres::{bulk, PgStore, PgWriter};
 use common::*;
 
-const QUERIES: &[&str] = &[
-    "credit card late fees",
-    "Ukraine and Putin",
-    "insulin prices for seniors",
-    "corporations pay their fair share of taxes",
-    "climate change clean energy",
-];
-
 fn missing(url: &str) -> Vec<&'static str> {
     let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
     bulk::missing(&mut c, DIM)

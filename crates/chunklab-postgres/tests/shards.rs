@@ -10,14 +10,6 @@ use chunklab_postgres::shards::{parse_cluster, shard_of, ShardedStore, ShardedWr
 use chunklab_postgres::{open_store, PgStore, PgWriter};
 use common::*;
 
-const QUERIES: &[&str] = &[
-    "credit card late fees",
-    "Ukraine and Putin",
-    "insulin prices for seniors",
-    "corporations pay their fair share of taxes",
-    "climate change clean energy",
-];
-
 /// Scores rounded (the two stores sum RRF terms in a different order) and chunk ids, best
 /// first; ties ordered by id, since each store breaks them by its own keys.
 fn ranked(hits: &[Hit]) -> Vec<(i64, String)> {

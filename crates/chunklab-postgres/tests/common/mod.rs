@@ -11,6 +11,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Vector dimension of the test corpus.
 pub const DIM: usize = 64;
 
+/// Questions on the State of the Union corpus for the shard and bulk tests (store.rs asks more).
+pub const QUERIES: &[&str] = &[
+    "credit card late fees",
+    "Ukraine and Putin",
+    "insulin prices for seniors",
+    "corporations pay their fair share of taxes",
+    "climate change clean energy",
+];
+
 /// `url` with its database replaced by `db`.
 pub fn with_db(url: &str, db: &str) -> String {
     chunklab_postgres::scratch::with_database(url, db)
