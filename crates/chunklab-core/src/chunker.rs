@@ -223,12 +223,10 @@ pub fn chunk_document_windowed<'a>(
     mut each: impl FnMut(&[Chunk<'a>], std::ops::Range<usize>) -> Result<()>,
 ) -> Result<usize> {
     let parts = chunker.chunk_text(doc.text)?;
-    let config = chunker.config();
-    let strategy = chunker.strategy();
-    check_parents(strategy, &parts)?;
+    check_parents(chunker.strategy(), &parts)?;
     let total = parts.len();
     let window = window.max(1);
-    let mut cursor = CharCursor::new(doc.text);
+    let mut maker = ChunkMaker::new(doc.doc_id, doc.source, doc.text, chunker, total);
     let mut start = 0;
     while start < total {
         let end = (start + window).min(total);
@@ -239,33 +237,74 @@ pub fn chunk_document_windowed<'a>(
                 let mut meta = meta.clone();
                 if let Some(p) = meta.parent_index {
                     let (ps, pmeta) = &parts[p];
-                    let ptext = &doc.text[ps.start..ps.end];
-                    meta.parent_id = Some(chunk_id_for(
-                        doc.doc_id, ps.start, ps.end, &config, pmeta, ptext,
-                    ));
+                    meta.parent_id = Some(maker.id(*ps, pmeta));
                 }
-                let text = &doc.text[s.start..s.end];
-                Chunk {
-                    id: chunk_id_for(doc.doc_id, s.start, s.end, &config, &meta, text),
-                    doc_id: doc.doc_id,
-                    source: doc.source,
-                    text,
-                    start_byte: s.start,
-                    end_byte: s.end,
-                    start_char: cursor.char_at(s.start),
-                    end_char: cursor.char_at(s.end),
-                    index: i,
-                    total,
-                    tokens: s.tokens,
-                    strategy,
-                    meta,
-                }
+                maker.make(i, *s, meta)
             })
             .collect();
         each(&chunks, start - lo..end - lo)?;
         start = end;
     }
     Ok(total)
+}
+
+/// Builds the chunks of one document from a strategy's spans: the text borrowed from the
+/// document, char offsets (one cursor over the text), the content-hash id. The one place a
+/// [`Chunk`] is assembled from a span, for [`chunk_document`], [`chunk_document_windowed`],
+/// [`chunk_parsed_document`] and [`spans_to_chunks`].
+struct ChunkMaker<'a> {
+    doc_id: &'a str,
+    source: &'a str,
+    text: &'a str,
+    config: String,
+    strategy: &'static str,
+    total: usize,
+    cursor: CharCursor<'a>,
+}
+
+impl<'a> ChunkMaker<'a> {
+    fn new(
+        doc_id: &'a str,
+        source: &'a str,
+        text: &'a str,
+        chunker: &dyn Chunker,
+        total: usize,
+    ) -> Self {
+        ChunkMaker {
+            doc_id,
+            source,
+            text,
+            config: chunker.config(),
+            strategy: chunker.strategy(),
+            total,
+            cursor: CharCursor::new(text),
+        }
+    }
+
+    /// The id of the chunk `span` with metadata `meta` ([`chunk_id_for`]).
+    fn id(&self, span: Span, meta: &ChunkMeta) -> String {
+        let text = &self.text[span.start..span.end];
+        chunk_id_for(self.doc_id, span.start, span.end, &self.config, meta, text)
+    }
+
+    /// Chunk number `index` of the document.
+    fn make(&mut self, index: usize, span: Span, meta: ChunkMeta) -> Chunk<'a> {
+        Chunk {
+            id: self.id(span, &meta),
+            doc_id: self.doc_id,
+            source: self.source,
+            text: &self.text[span.start..span.end],
+            start_byte: span.start,
+            end_byte: span.end,
+            start_char: self.cursor.char_at(span.start),
+            end_char: self.cursor.char_at(span.end),
+            index,
+            total: self.total,
+            tokens: span.tokens,
+            strategy: self.strategy,
+            meta,
+        }
+    }
 }
 
 /// A parent must come before its children (what `parent_index` → `parent_id` relies on).
@@ -316,34 +355,12 @@ fn make_chunks<'a>(
     chunker: &dyn Chunker,
     parts: Vec<(Span, ChunkMeta)>,
 ) -> Result<Vec<Chunk<'a>>> {
-    let doc_text = text;
-    let config = chunker.config();
-    let strategy = chunker.strategy();
-    check_parents(strategy, &parts)?;
-    let total = parts.len();
-    let mut cursor = CharCursor::new(doc_text);
+    check_parents(chunker.strategy(), &parts)?;
+    let mut maker = ChunkMaker::new(doc_id, source, text, chunker, parts.len());
     let mut chunks: Vec<Chunk<'a>> = parts
         .into_iter()
         .enumerate()
-        .map(|(index, (s, meta))| {
-            let text = &doc_text[s.start..s.end];
-            let id = chunk_id_for(doc_id, s.start, s.end, &config, &meta, text);
-            Chunk {
-                id,
-                doc_id,
-                source,
-                text,
-                start_byte: s.start,
-                end_byte: s.end,
-                start_char: cursor.char_at(s.start),
-                end_char: cursor.char_at(s.end),
-                index,
-                total,
-                tokens: s.tokens,
-                strategy,
-                meta,
-            }
-        })
+        .map(|(index, (s, meta))| maker.make(index, s, meta))
         .collect();
     for i in 0..chunks.len() {
         if let Some(p) = chunks[i].meta.parent_index {
@@ -392,32 +409,10 @@ pub fn spans_to_chunks<'a>(
     chunker: &dyn Chunker,
     spans: &[Span],
 ) -> Vec<Chunk<'a>> {
-    let config = chunker.config();
-    let strategy = chunker.strategy();
-    let total = spans.len();
-    let mut cursor = CharCursor::new(doc.text);
+    let mut maker = ChunkMaker::new(doc.doc_id, doc.source, doc.text, chunker, spans.len());
     spans
         .iter()
         .enumerate()
-        .map(|(index, s)| {
-            let text = &doc.text[s.start..s.end];
-            let start_char = cursor.char_at(s.start);
-            let end_char = cursor.char_at(s.end);
-            Chunk {
-                id: chunk_id(doc.doc_id, s.start, s.end, &config, text),
-                doc_id: doc.doc_id,
-                source: doc.source,
-                text,
-                start_byte: s.start,
-                end_byte: s.end,
-                start_char,
-                end_char,
-                index,
-                total,
-                tokens: s.tokens,
-                strategy,
-                meta: ChunkMeta::default(),
-            }
-        })
+        .map(|(index, s)| maker.make(index, *s, ChunkMeta::default()))
         .collect()
 }
