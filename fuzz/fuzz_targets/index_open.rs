@@ -5,7 +5,14 @@
 //! copy. Then `Index::open`, BM25 / dense / hybrid searches, a document text read and `check()`:
 //! errors, never a panic (chunklab catches tantivy's own panics by design).
 //!
-//! Slow per execution (a directory copy plus an index open): its exec count is reported as is.
+//! **The fresh copy is cheap.** Each input gets a new work directory in which every file the
+//! input does not damage is a hard link to the template's file, the damaged file is written
+//! anew (or left out: delete), and lock files (which tantivy opens for writing to `flock` them)
+//! are written as copies. This is the same directory as a full copy for everything that only
+//! reads, and the open / search / check path only reads index files: after every input the
+//! template's files are compared byte for byte with what `init` wrote, so a write through a
+//! link is a crash here, not a silently damaged template. `CHUNKLAB_FUZZ_FULL_COPY=1` copies
+//! every file instead (the target's old behaviour), to compare speed or findings.
 #![no_main]
 
 use chunklab_index::{check, Index, IndexWriter, Mode, NewChunk, NewDocument, Query, Settings};
@@ -13,11 +20,32 @@ use libfuzzer_sys::fuzz_target;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// One file of the template index.
+struct File {
+    /// Path relative to the index directory.
+    rel: PathBuf,
+    /// The contents `init` wrote (mutations start from these; the template is checked against
+    /// them after every input).
+    bytes: Vec<u8>,
+    /// Opened for writing by the code under test (`flock`): copied, never linked.
+    lock: bool,
+    /// A file the inputs damage (every file but chunklab's writer `LOCK`, which readers never
+    /// touch).
+    target: bool,
+}
+
 struct Template {
     _root: tempfile::TempDir,
     index: PathBuf,
-    files: Vec<PathBuf>,
+    /// Sub-directories, relative, parents first.
+    dirs: Vec<PathBuf>,
+    /// Every file, sorted by path.
+    files: Vec<File>,
+    /// Indices into `files` of the files the inputs damage (the first input byte picks one).
+    targets: Vec<usize>,
     work: PathBuf,
+    /// Copy every file instead of linking (`CHUNKLAB_FUZZ_FULL_COPY=1`).
+    full_copy: bool,
 }
 
 fn scratch_root() -> tempfile::TempDir {
@@ -63,17 +91,20 @@ fn add(w: &mut IndexWriter, id: &str, text: &str, seed: f32) {
     .expect("add document");
 }
 
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Files and directories under `dir`, relative to `base`, sorted, parents before children.
+fn walk(base: &Path, dir: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("read template")
         .map(|e| e.expect("entry").path())
         .collect();
     entries.sort();
     for p in entries {
+        let rel = p.strip_prefix(base).expect("inside").to_path_buf();
         if p.is_dir() {
-            files_under(&p, out);
+            dirs.push(rel);
+            walk(base, &p, files, dirs);
         } else {
-            out.push(p);
+            files.push(rel);
         }
     }
 }
@@ -103,38 +134,37 @@ fn template() -> &'static Template {
         add(&mut w, "c.txt", c, 2.0);
         w.finish().expect("finish");
         Index::open(&index).expect("the template opens");
-        let mut files = Vec::new();
-        files_under(&index, &mut files);
-        let files = files
+        let (mut rels, mut dirs) = (Vec::new(), Vec::new());
+        walk(&index, &index, &mut rels, &mut dirs);
+        let files: Vec<File> = rels
             .into_iter()
-            .filter(|p| p.file_name().is_some_and(|n| n != "LOCK"))
-            .map(|p| p.strip_prefix(&index).expect("inside").to_path_buf())
+            .map(|rel| {
+                let name = rel.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                File {
+                    bytes: std::fs::read(index.join(&rel)).expect("read template file"),
+                    lock: name == "LOCK" || name.ends_with(".lock"),
+                    target: name != "LOCK",
+                    rel,
+                }
+            })
             .collect();
+        let targets = (0..files.len()).filter(|&i| files[i].target).collect();
         let work = root.path().join("work.idx");
         Template {
             _root: root,
             index,
+            dirs,
             files,
+            targets,
             work,
+            full_copy: std::env::var_os("CHUNKLAB_FUZZ_FULL_COPY").is_some_and(|v| v == "1"),
         }
     })
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read dir") {
-        let e = e.expect("entry");
-        let dst = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), &dst).expect("copy");
-        }
-    }
-}
-
-fn mutate(path: &Path, how: u8, data: &[u8]) {
-    let mut bytes = std::fs::read(path).expect("read file");
+/// The damaged contents of a file (`None`: the file is deleted).
+fn mutate(original: &[u8], how: u8, data: &[u8]) -> Option<Vec<u8>> {
+    let mut bytes = original.to_vec();
     let at = |n: usize| {
         let x = data
             .iter()
@@ -166,12 +196,47 @@ fn mutate(path: &Path, how: u8, data: &[u8]) {
                 }
             }
         }
-        _ => {
-            std::fs::remove_file(path).expect("remove");
-            return;
+        _ => return None,
+    }
+    Some(bytes)
+}
+
+/// A fresh work directory: the template with file `damaged` replaced by `contents` (`None`:
+/// absent). Undamaged files are hard links, lock files copies.
+fn build_work(t: &Template, damaged: usize, contents: Option<&[u8]>) {
+    match std::fs::remove_dir_all(&t.work) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => panic!("clear work dir: {e}"),
+        _ => {}
+    }
+    std::fs::create_dir(&t.work).expect("mkdir");
+    for d in &t.dirs {
+        std::fs::create_dir(t.work.join(d)).expect("mkdir");
+    }
+    for (i, f) in t.files.iter().enumerate() {
+        let dst = t.work.join(&f.rel);
+        if i == damaged {
+            if let Some(bytes) = contents {
+                std::fs::write(&dst, bytes).expect("write damaged file");
+            }
+        } else if f.lock || t.full_copy {
+            std::fs::write(&dst, &f.bytes).expect("copy lock file");
+        } else {
+            std::fs::hard_link(t.index.join(&f.rel), &dst).expect("link");
         }
     }
-    std::fs::write(path, bytes).expect("write file");
+}
+
+/// Every template file still holds what `init` wrote (nothing wrote through a hard link).
+fn assert_template_intact(t: &Template) {
+    for f in &t.files {
+        let path = t.index.join(&f.rel);
+        let now = std::fs::read(&path).expect("read template file");
+        assert!(
+            now == f.bytes,
+            "template file {} was changed through a hard link: the open/search/check path wrote to an index file",
+            f.rel.display()
+        );
+    }
 }
 
 fuzz_target!(
@@ -184,10 +249,9 @@ fuzz_target!(
         let [which, how, rest @ ..] = data else {
             return;
         };
-        let _ = std::fs::remove_dir_all(&t.work);
-        copy_dir(&t.index, &t.work);
-        let file = &t.files[*which as usize % t.files.len()];
-        mutate(&t.work.join(file), *how, rest);
+        let damaged = t.targets[*which as usize % t.targets.len()];
+        let contents = mutate(&t.files[damaged].bytes, *how, rest);
+        build_work(t, damaged, contents.as_deref());
         chunklab_fuzz::guard(|| {
             if let Ok(index) = Index::open(&t.work) {
                 let v = [0.5f32, 0.5, 0.5, 0.5];
@@ -198,5 +262,6 @@ fuzz_target!(
             }
             let _ = check(&t.work);
         });
+        assert_template_intact(t);
     }
 );
