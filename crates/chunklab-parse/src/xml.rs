@@ -4,14 +4,21 @@
 //! Elements are matched by their qualified names (`w:p`, `text:h`) as the producers write them;
 //! no DTD or custom entity is ever expanded.
 
-use crate::ParseError;
+use crate::{zip_limits, ParseError};
 use quick_xml::events::{BytesRef, BytesStart, BytesText};
 use quick_xml::Reader;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::io::BufRead;
 
 /// A reader over `xml` that expands `<a/>` into a start and an end event.
 pub(crate) fn reader(xml: &[u8]) -> Reader<&[u8]> {
+    stream_reader(xml)
+}
+
+/// [`reader`] over a buffered stream (a part decompressed as it is read, never held whole):
+/// read it with `read_event_into`.
+pub(crate) fn stream_reader<R: BufRead>(xml: R) -> Reader<R> {
     let mut r = Reader::from_reader(xml);
     r.config_mut().expand_empty_elements = true;
     r
@@ -60,13 +67,17 @@ pub(crate) fn push_ref(out: &mut String, r: &BytesRef) {
     out.push(c);
 }
 
-/// A broken XML part as a [`ParseError`].
-pub(crate) fn error(
+/// A broken XML part as a [`ParseError`]; a failed read of a streamed part is a corrupt part, or
+/// the decompression limit ([`zip_limits::io_error`]).
+pub(crate) fn error<R>(
     format: &'static str,
     part: &str,
-    reader: &Reader<&[u8]>,
+    reader: &Reader<R>,
     e: quick_xml::Error,
 ) -> ParseError {
+    if let quick_xml::Error::Io(io) = &e {
+        return zip_limits::io_error(format, part, io);
+    }
     ParseError::Invalid {
         format,
         message: format!(

@@ -3,7 +3,8 @@
 //! shared decompressed-bytes budget, so a zip bomb stops at the limit whatever sizes it declares.
 
 use crate::{Limits, ParseError};
-use std::io::{Cursor, Read};
+use std::io::{BufReader, Cursor, Read};
+use zip::read::ZipFile;
 use zip::result::ZipError;
 use zip::ZipArchive;
 
@@ -57,7 +58,38 @@ impl<'a> SafeZip<'a> {
     /// The decompressed bytes of entry `name`, or `None` if there is no such entry.
     pub fn read(&mut self, name: &str) -> Result<Option<Vec<u8>>, ParseError> {
         let format = self.format;
-        let mut file = match self.archive.by_name(name) {
+        let Some(mut part) = self.stream(name)? else {
+            return Ok(None);
+        };
+        let hint = part.get_ref().declared.min(part.get_ref().left);
+        let mut out = Vec::with_capacity(hint.min(64 << 20) as usize);
+        part.read_to_end(&mut out)
+            .map_err(|e| io_error(format, name, &e))?;
+        Ok(Some(out))
+    }
+
+    /// Entry `name` as a buffered stream, its decompressed bytes charged to the container's
+    /// budget as they are read: a read past the budget fails with an error that [`io_error`]
+    /// turns into [`ParseError::Limit`]. `None` if there is no such entry. The main part of a
+    /// document is parsed this way, never held whole in memory.
+    pub fn stream(&mut self, name: &str) -> Result<Option<PartStream<'_, 'a>>, ParseError> {
+        self.open_part(name, true)
+    }
+
+    /// Entry `name` as a buffered stream bounded by what is left of the budget but not charged
+    /// to it: for a first look at the head of a part that [`SafeZip::stream`] reads (and
+    /// charges) whole afterwards (ODT's automatic styles, before `office:body`).
+    pub fn peek(&mut self, name: &str) -> Result<Option<PartStream<'_, 'a>>, ParseError> {
+        self.open_part(name, false)
+    }
+
+    fn open_part(
+        &mut self,
+        name: &str,
+        charge: bool,
+    ) -> Result<Option<PartStream<'_, 'a>>, ParseError> {
+        let format = self.format;
+        let file = match self.archive.by_name(name) {
             Ok(f) => f,
             Err(ZipError::FileNotFound) => return Ok(None),
             Err(ZipError::UnsupportedArchive(msg)) if msg == ZipError::PASSWORD_REQUIRED => {
@@ -68,24 +100,98 @@ impl<'a> SafeZip<'a> {
         if file.encrypted() {
             return Err(ParseError::Encrypted { format });
         }
-        let over = || ParseError::Limit {
-            what: format!("the decompressed size of the {format} container"),
+        if file.size() > self.budget {
+            return Err(over_budget(format, self.limit));
+        }
+        let declared = file.size();
+        let left = self.budget;
+        let reader = PartReader {
+            declared,
+            file,
+            left,
+            charged: charge.then_some(&mut self.budget),
+            format,
             limit: self.limit,
         };
-        if file.size() > self.budget {
-            return Err(over());
-        }
+        Ok(Some(BufReader::with_capacity(STREAM_BUFFER, reader)))
+    }
+}
+
+/// The read buffer of a streamed part.
+const STREAM_BUFFER: usize = 64 << 10;
+
+/// A streamed part of a [`SafeZip`] (see [`SafeZip::stream`]).
+pub(crate) type PartStream<'z, 'a> = BufReader<PartReader<'z, 'a>>;
+
+/// The decompressing reader of one part, counting its bytes against the budget.
+pub(crate) struct PartReader<'z, 'a> {
+    /// The size the central directory declares (may lie; only a capacity hint).
+    declared: u64,
+    file: ZipFile<'z, Cursor<&'a [u8]>>,
+    /// Bytes this part may still expand to.
+    left: u64,
+    /// The container's budget, kept equal to `left` as bytes are read ([`SafeZip::stream`]).
+    charged: Option<&'z mut u64>,
+    format: &'static str,
+    limit: u64,
+}
+
+impl Read for PartReader<'_, '_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         // The declared size may lie: read at most one byte past the budget to find out.
-        let mut out = Vec::with_capacity(file.size().min(self.budget).min(64 << 20) as usize);
-        (&mut file)
-            .take(self.budget + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| invalid(format, &format!("corrupt part {name}: {e}")))?;
-        if out.len() as u64 > self.budget {
-            return Err(over());
+        let most = usize::try_from(self.left.saturating_add(1)).unwrap_or(usize::MAX);
+        let want = buf.len().min(most);
+        let n = self.file.read(&mut buf[..want])?;
+        if n as u64 > self.left {
+            return Err(std::io::Error::other(OverBudget {
+                format: self.format,
+                limit: self.limit,
+            }));
         }
-        self.budget -= out.len() as u64;
-        Ok(Some(out))
+        self.left -= n as u64;
+        if let Some(budget) = self.charged.as_deref_mut() {
+            *budget = self.left;
+        }
+        Ok(n)
+    }
+}
+
+/// The error a [`PartReader`] fails with past the budget, carried through `std::io::Error` (and
+/// `quick_xml::Error::Io`) to [`io_error`].
+#[derive(Debug)]
+struct OverBudget {
+    format: &'static str,
+    limit: u64,
+}
+
+impl std::fmt::Display for OverBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the decompressed size of the {} container exceeds {} bytes",
+            self.format, self.limit
+        )
+    }
+}
+
+impl std::error::Error for OverBudget {}
+
+/// What a failed read of part `part` means: past the budget, a [`ParseError::Limit`]; else a
+/// corrupt part (bad deflate data, checksum mismatch).
+pub(crate) fn io_error(format: &'static str, part: &str, e: &std::io::Error) -> ParseError {
+    match e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<OverBudget>())
+    {
+        Some(over) => over_budget(over.format, over.limit),
+        None => invalid(format, &format!("corrupt part {part}: {e}")),
+    }
+}
+
+fn over_budget(format: &'static str, limit: u64) -> ParseError {
+    ParseError::Limit {
+        what: format!("the decompressed size of the {format} container"),
+        limit,
     }
 }
 

@@ -1,6 +1,7 @@
 //! DOCX (Office Open XML word-processing) → text + elements.
 //!
-//! The main part (`word/document.xml`, found through `_rels/.rels`) is streamed with `quick-xml`:
+//! The main part (`word/document.xml`, found through `_rels/.rels`) is streamed with `quick-xml`
+//! straight out of the zip entry (never decompressed whole into memory):
 //! paragraph styles resolve through `word/styles.xml` (`w:name`, `w:basedOn`, `w:outlineLvl`) to
 //! title, heading level (English and localized names: "heading 2", "Kop 2", "Überschrift 2"),
 //! caption or code; list markers are computed from `word/numbering.xml`; tables become rows with
@@ -56,9 +57,10 @@ impl Parser for DocxParser {
         }
         let mut zip = SafeZip::open(bytes, FORMAT, limits)?;
         let main = main_part(&mut zip)?;
-        let document = zip
-            .read(&main)?
-            .ok_or_else(|| invalid(format!("the main document part {main} is missing")))?;
+        let missing = || invalid(format!("the main document part {main} is missing"));
+        if !zip.contains(&main) {
+            return Err(missing());
+        }
         let dir = main.rsplit_once('/').map_or("", |(d, _)| d);
         let part = |name: &str| {
             if dir.is_empty() {
@@ -82,8 +84,11 @@ impl Parser for DocxParser {
         if let Some(app) = zip.read("docProps/app.xml")? {
             metadata.extend(xml::simple_fields(&app, &[(b"Application", "generator")]));
         }
+        // The main part last, streamed: it can be hundreds of megabytes of XML (the small parts
+        // above are read whole); all parts share one decompression budget.
+        let document = zip.stream(&main)?.ok_or_else(missing)?;
         let mut docx = Docx::new(&styles, &numbering);
-        let builder = walk::walk(&mut docx, &document, FORMAT, &main, limits.max_elements)?;
+        let builder = walk::walk(&mut docx, document, FORMAT, &main, limits.max_elements)?;
         let mut doc = builder.finish(FORMAT, metadata);
         if doc.text.is_empty() {
             doc.warnings.push(format!("{main} holds no text"));

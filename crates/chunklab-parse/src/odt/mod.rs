@@ -1,6 +1,7 @@
 //! ODT (OpenDocument text) → text + elements.
 //!
-//! `content.xml` is streamed with `quick-xml`: `text:h` is a heading at its `text:outline-level`;
+//! `content.xml` is streamed with `quick-xml` straight out of the zip entry (never decompressed
+//! whole into memory): `text:h` is a heading at its `text:outline-level`;
 //! a `text:p` takes its role from its paragraph style, followed through `style:parent-style-name`
 //! from the automatic styles of `content.xml` to the named styles of `styles.xml` (display names
 //! such as "Heading 1", "Title", "Caption", "Preformatted Text"; `style:default-outline-level`);
@@ -64,14 +65,19 @@ impl Parser for OdtParser {
                 ));
             }
         }
-        let content = zip
-            .read("content.xml")?
-            .ok_or_else(|| invalid("content.xml is missing".into()))?;
+        let missing = || invalid("content.xml is missing".into());
+        if !zip.contains("content.xml") {
+            return Err(missing());
+        }
         let mut styles = Styles::default();
         if let Some(s) = zip.read("styles.xml")? {
-            styles.add(&s, false);
+            styles.add(&s[..], false);
         }
-        styles.add(&content, true);
+        // content.xml is streamed twice, never held whole: its head for the automatic styles
+        // (the read stops at `office:body`), then all of it for the text.
+        if let Some(head) = zip.peek("content.xml")? {
+            styles.add(head, true);
+        }
         let metadata = match zip.read("meta.xml")? {
             Some(meta) => {
                 let mut m = xml::simple_fields(&meta, META_FIELDS);
@@ -82,10 +88,11 @@ impl Parser for OdtParser {
             }
             None => Default::default(),
         };
+        let content = zip.stream("content.xml")?.ok_or_else(missing)?;
         let mut odt = Odt::new(&styles);
         let builder = walk::walk(
             &mut odt,
-            &content,
+            content,
             FORMAT,
             "content.xml",
             limits.max_elements,

@@ -7,6 +7,7 @@ use crate::office::roles::{role_from_name, Role};
 use crate::xml;
 use quick_xml::events::{BytesStart, Event};
 use std::collections::HashMap;
+use std::io::BufRead;
 
 /// OpenDocument's outline levels: headings 1 to 10.
 const MAX_LEVEL: u8 = 10;
@@ -42,12 +43,14 @@ pub(super) struct Styles {
 impl Styles {
     /// Reads the styles of one part (`automatic` styles of content.xml win over same-named ones
     /// of styles.xml, which only serve headers and footers).
-    pub fn add(&mut self, xml_bytes: &[u8], automatic: bool) {
-        let mut r = xml::reader(xml_bytes);
+    pub fn add<R: BufRead>(&mut self, xml_source: R, automatic: bool) {
+        let mut r = xml::stream_reader(xml_source);
+        let mut buf = Vec::new();
         let mut in_automatic = false;
         let mut list: Option<String> = None;
         loop {
-            match r.read_event() {
+            buf.clear();
+            match r.read_event_into(&mut buf) {
                 Ok(Event::Start(e)) => match e.name().as_ref() {
                     b"office:automatic-styles" => in_automatic = true,
                     b"office:body" | b"office:master-styles" => break,

@@ -10,6 +10,7 @@ use crate::blocks::{DocBuilder, Row};
 use crate::xml;
 use crate::ParseError;
 use quick_xml::events::{BytesStart, BytesText, Event};
+use std::io::BufRead;
 
 /// The element names of a format's paragraphs and tables (qualified, as producers write them).
 pub(crate) struct Names {
@@ -141,12 +142,14 @@ impl<M> Blocks<M> {
     }
 }
 
-/// Walks `xml` (the part named `part` of a `format` file) and returns the built document.
-/// A part cut short still yields what was read; malformed XML is an error, and so is a part
-/// with more than `max_elements` elements (checked as they are built, before memory runs out).
-pub(crate) fn walk<F: Format>(
+/// Walks `xml` (the part named `part` of a `format` file, streamed: only the event being read is
+/// held, never the whole part) and returns the built document. A part cut short still yields
+/// what was read; malformed XML or a failed read (a corrupt part, the decompression limit) is an
+/// error, and so is a part with more than `max_elements` elements (checked as they are built,
+/// before memory runs out).
+pub(crate) fn walk<F: Format, R: BufRead>(
     fmt: &mut F,
-    xml_bytes: &[u8],
+    xml_source: R,
     format: &'static str,
     part: &str,
     max_elements: usize,
@@ -161,7 +164,8 @@ pub(crate) fn walk<F: Format>(
         },
         skip: 0,
     };
-    let mut r = xml::reader(xml_bytes);
+    let mut r = xml::stream_reader(xml_source);
+    let mut buf = Vec::new();
     let mut events = 0u32;
     let over = || ParseError::Limit {
         what: format!("elements (paragraphs, headings, table cells) in the {format} part {part}"),
@@ -172,7 +176,8 @@ pub(crate) fn walk<F: Format>(
         if events % 4096 == 0 && w.blocks.builder.len() > max_elements {
             return Err(over());
         }
-        match r.read_event() {
+        buf.clear();
+        match r.read_event_into(&mut buf) {
             Ok(Event::Start(e)) => {
                 let name = e.name();
                 if w.fmt.ignored(Some(&e), name.as_ref()) {
