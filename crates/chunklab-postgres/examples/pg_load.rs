@@ -7,9 +7,12 @@
 //! cargo run --release -p chunklab-postgres --example pg_load -- STORE [CHUNKS] [QUERIES] [--search-only] [--exact N] [--no-bulk]
 //! ```
 //!
+//! STORE may also be a directory: the embedded index (tantivy BM25 + HNSW) loaded and searched
+//! with the same data and queries, for comparison.
+//!
 //! `--search-only` searches a store loaded before (a replica, say) without writing;
 //! `--exact N` also runs the first N queries with unbounded full-text ranking
-//! (`FullText::exact`) and reports its latency and the mean top-10 overlap of the bounded
+//! (`FullText::exact`, PostgreSQL only) and reports its latency and the mean top-10 overlap of the bounded
 //! bm25 and hybrid results with it; `--no-bulk` loads through the incremental path (index
 //! upkeep per row) instead of the bulk path.
 //!
@@ -124,7 +127,9 @@ fn main() {
                     .with_bulk(chunklab_postgres::writer::BulkMode::Never),
             )
         } else {
-            chunklab_postgres::open::open_pg_writer(store, settings, true).expect("writer")
+            // A postgres:// URL or cluster spec, or a directory: the embedded index on the
+            // same data.
+            chunklab_postgres::open_writer(store, settings, true).expect("writer")
         };
         let mut rng = Rng(0x9e3779b97f4a7c15);
         let docs = chunks.div_ceil(10);
@@ -167,7 +172,7 @@ fn main() {
         |mode: Mode| -> Vec<f64> { run(s.as_ref(), mode, queries).iter().map(|x| x.0).collect() };
     let (mut h, mut d, mut b) = (lat(Mode::Hybrid), lat(Mode::Dense), lat(Mode::Bm25));
     let mut exact = String::new();
-    if exact_n > 0 {
+    if exact_n > 0 && chunklab_postgres::is_postgres_url(store) {
         let bounded_of = |mode| run(s.as_ref(), mode, exact_n);
         let exact_store: Box<dyn ChunkStore> =
             if store.starts_with(chunklab_postgres::shards::CLUSTER_SCHEME) {

@@ -1,5 +1,5 @@
 //! Bulk loading: the indexes whose upkeep per row dominates ingest (HNSW over the embeddings,
-//! GIN over the `tsvector`, the access groups and the metadata) are dropped while an empty or
+//! GIN over the `tsvector`, the BM25 terms, the access groups and the metadata) are dropped while an empty or
 //! nearly empty store is loaded, and built once afterwards.
 //!
 //! Maintaining an HNSW graph row by row costs a graph search per inserted chunk; GIN upkeep
@@ -37,10 +37,14 @@ pub const EMBEDDING: Deferred = Deferred {
     sql: "CREATE INDEX chunks_embedding ON chunklab.chunks USING hnsw (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64)",
 };
 
-const OTHERS: [Deferred; 3] = [
+const OTHERS: [Deferred; 4] = [
     Deferred {
         name: "chunks_tsv",
         sql: "CREATE INDEX chunks_tsv ON chunklab.chunks USING gin (tsv)",
+    },
+    Deferred {
+        name: "chunks_bm25",
+        sql: "CREATE INDEX chunks_bm25 ON chunklab.chunks USING gin (bm25)",
     },
     Deferred {
         name: "chunks_acl",
@@ -165,7 +169,7 @@ mod tests {
 
     #[test]
     fn the_hnsw_index_is_deferred_only_with_vectors() {
-        assert_eq!(deferred(0).len(), 3);
+        assert_eq!(deferred(0).len(), 4);
         assert_eq!(deferred(384)[0].name, "chunks_embedding");
     }
 }

@@ -8,7 +8,9 @@
 //! * [`conn`] — libpq URLs (TCP or unix socket, `$PGPASSWORD`), connecting with backoff, a small
 //!   pool that reconnects after a dropped connection;
 //! * [`schema`] — versioned migrations (`documents`, `chunks` with `tsvector` and
-//!   `vector(dim)` + HNSW);
+//!   `vector(dim)` + HNSW, BM25 terms and statistics);
+//! * [`bm25`] — BM25 as the embedded index scores it: chunks analyzed in Rust by its analyzer,
+//!   exact document frequencies and lengths kept by triggers, the score in SQL;
 //! * [`writer`] — [`PgWriter`]: whole documents per transaction, binary `COPY`, incremental by
 //!   content hash;
 //! * [`bulk`] — loading an empty store without the HNSW and GIN indexes, built once after it;
@@ -22,6 +24,7 @@
 //!   behind the seam, for every face's `--store`.
 #![warn(missing_docs)]
 
+pub mod bm25;
 pub mod bulk;
 pub mod conn;
 pub mod filter;

@@ -15,7 +15,10 @@
 //!   table the candidate search scans), a `tsvector` generated from context + headings + text
 //!   with the document's `dutch` or `english` text-search configuration, and `embedding
 //!   vector(dim)` with an HNSW index (`vector_ip_ops`: vectors are L2-normalized, so inner
-//!   product is cosine similarity, as in the embedded index).
+//!   product is cosine similarity, as in the embedded index), and the chunk's BM25 terms
+//!   (`bm25` jsonb, `bm25_len`, `bm25_norm`, see [`crate::bm25`]) with a GIN index;
+//! * `bm25_terms`, `bm25_fields` — BM25's document frequencies and field lengths, kept exact
+//!   by statement triggers on `chunks` (version 3).
 //!
 //! `doc_id` is the distribution key: both tables are keyed by it first, so they can be
 //! distributed and co-located by it (Citus `create_distributed_table('chunklab.chunks',
@@ -25,7 +28,7 @@ use chunklab_index::{Error, Settings};
 use postgres::Client;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// Advisory lock key for migrations (`chunklab` in ASCII).
 const MIGRATION_LOCK: i64 = 0x6368_756e_6b6c_6162;
@@ -101,6 +104,45 @@ CREATE INDEX chunks_metadata ON chunklab.chunks USING gin (metadata jsonb_path_o
 CREATE INDEX documents_acl ON chunklab.documents USING gin (acl);
 "#,
     ),
+    (
+        3,
+        "BM25: chunk terms (analyzed in Rust) and exact statistics kept by triggers",
+        r#"
+ALTER TABLE chunklab.chunks ADD COLUMN bm25 jsonb, ADD COLUMN bm25_len int, ADD COLUMN bm25_norm int;
+CREATE INDEX chunks_bm25 ON chunklab.chunks USING gin (bm25);
+CREATE TABLE chunklab.bm25_terms (term text PRIMARY KEY, df bigint NOT NULL);
+CREATE TABLE chunklab.bm25_fields (field text PRIMARY KEY, docs bigint NOT NULL, tokens bigint NOT NULL);
+CREATE FUNCTION chunklab.bm25_added() RETURNS trigger LANGUAGE plpgsql AS $f$
+BEGIN
+    INSERT INTO chunklab.bm25_terms AS s (term, df)
+        SELECT k, count(*) FROM new_rows n, jsonb_object_keys(n.bm25) k GROUP BY k ORDER BY k
+        ON CONFLICT (term) DO UPDATE SET df = s.df + excluded.df;
+    INSERT INTO chunklab.bm25_fields AS s (field, docs, tokens)
+        SELECT CASE WHEN lang = 'nl' THEN 'nl' ELSE 'en' END, count(*), coalesce(sum(bm25_len), 0)
+        FROM new_rows GROUP BY 1 ORDER BY 1
+        ON CONFLICT (field) DO UPDATE SET docs = s.docs + excluded.docs, tokens = s.tokens + excluded.tokens;
+    RETURN NULL;
+END $f$;
+CREATE FUNCTION chunklab.bm25_removed() RETURNS trigger LANGUAGE plpgsql AS $f$
+BEGIN
+    UPDATE chunklab.bm25_terms s SET df = s.df - d.n
+        FROM (SELECT k, count(*) AS n FROM old_rows o, jsonb_object_keys(o.bm25) k GROUP BY k) d
+        WHERE s.term = d.k;
+    DELETE FROM chunklab.bm25_terms s
+        USING (SELECT DISTINCT k FROM old_rows o, jsonb_object_keys(o.bm25) k) d
+        WHERE s.term = d.k AND s.df <= 0;
+    UPDATE chunklab.bm25_fields s SET docs = s.docs - d.n, tokens = s.tokens - d.t
+        FROM (SELECT CASE WHEN lang = 'nl' THEN 'nl' ELSE 'en' END AS f, count(*) AS n, coalesce(sum(bm25_len), 0) AS t
+              FROM old_rows GROUP BY 1) d
+        WHERE s.field = d.f;
+    RETURN NULL;
+END $f$;
+CREATE TRIGGER chunks_bm25_added AFTER INSERT ON chunklab.chunks
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION chunklab.bm25_added();
+CREATE TRIGGER chunks_bm25_removed AFTER DELETE ON chunklab.chunks
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION chunklab.bm25_removed();
+"#,
+    ),
 ];
 
 fn sql_err(what: &str) -> impl Fn(postgres::Error) -> Error + '_ {
@@ -149,6 +191,11 @@ pub fn migrate(client: &mut Client) -> Result<Vec<i32>, Error> {
         .map_err(sql_err("recording a migration"))?;
         applied.push(*version);
     }
+    if applied.contains(&3) {
+        // Chunks written before version 3 get their terms (analyzed here, in Rust) and the
+        // statistics are computed once; a new store has nothing to analyze.
+        crate::bm25::backfill(&mut tx).map_err(sql_err("analyzing the chunks for BM25"))?;
+    }
     tx.commit().map_err(sql_err("migrations"))?;
     Ok(applied)
 }
@@ -174,7 +221,7 @@ pub fn init_settings(client: &mut Client, settings: &Settings) -> Result<(), Err
         serde_json::to_value(settings).map_err(|e| Error::Store(format!("settings: {e}")))?;
     let mut tx = client.transaction().map_err(sql_err("settings"))?;
     tx.batch_execute(
-        "TRUNCATE chunklab.chunks, chunklab.documents;
+        "TRUNCATE chunklab.chunks, chunklab.documents, chunklab.bm25_terms, chunklab.bm25_fields;
          DROP INDEX IF EXISTS chunklab.chunks_embedding;
          ALTER TABLE chunklab.chunks DROP COLUMN IF EXISTS embedding;",
     )

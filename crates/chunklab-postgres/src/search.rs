@@ -1,31 +1,35 @@
 //! Retrieval in SQL: dense (pgvector HNSW, `hnsw.ef_search` set per query, iterative scans so
-//! that a filter inside the scan still yields `depth` candidates), full text (`ts_rank_cd` over
-//! the `tsvector`), and hybrid: both candidate lists and their reciprocal rank fusion in ONE
+//! that a filter inside the scan still yields `depth` candidates), full text (BM25 over the
+//! chunks' terms), and hybrid: both candidate lists and their reciprocal rank fusion in ONE
 //! statement. Filters are part of each candidate search's `WHERE`.
 //!
-//! **Full text vs. BM25.** The embedded index ranks with tantivy's BM25 (term frequency
-//! saturated by k1 = 1.2, document length normalised by b = 0.75, and IDF: rare terms weigh
-//! more). PostgreSQL has no BM25: `ts_rank_cd` is cover density — how many query terms occur
-//! and how close together — with no IDF (a common term counts as much as a rare one) and here
-//! normalisation 1 (divided by 1 + log of the chunk's length). The query is analysed like the
-//! embedded index does — with both the Dutch and the English snowball configuration, terms
-//! ORed — so the same chunks match, but they are ordered differently: the two stores agree on
-//! dense results and differ in full-text and hybrid order (measured in docs/PERFORMANCE.md).
+//! **Full text is BM25** (schema version 3): the chunks' terms come from the embedded index's
+//! own analyzer, run in Rust by the writer, with exact document frequencies and lengths kept
+//! in the chunks' transaction ([`crate::bm25`]); the candidate search finds the chunks holding
+//! any query term through a GIN index on the terms (`bm25 ?| terms`) and the statement scores
+//! them with tantivy's formula (k1 = 1.2, b = 0.75, tantivy's IDF and field-length table). So
+//! both stores give the same full-text ranking (modulo float ties), and the same hybrid fusion.
 //!
-//! **Bounded full text.** PostgreSQL cannot stop early in a ranked full-text search: it
-//! computes `ts_rank_cd` for every chunk the ORed query matches, and a common word matches most
-//! chunks (0.8 s per query at 100,000 chunks). So the ranking is bounded like Elasticsearch's
-//! common-terms query (`cutoff_frequency`): the query's lexemes whose number of matching chunks
-//! — estimated from the planner's statistics of the `tsv` column (`pg_stats.most_common_elems`
-//! × `reltuples`, kept by `ANALYZE` and replicated to read replicas) — exceeds
-//! [`FullText::common_df`] are *common*. The candidates are the chunks matching any rare lexeme
-//! (when every lexeme is common: the chunks matching all query words, AND), at most
-//! [`FullText::cap`] of them, plus — when they are fewer than the depth — chunks matching the
-//! whole ORed query up to the depth; all are ranked by `ts_rank_cd` with the whole query, so
-//! common words still order them. A chunk that matches only common words of a query that also
-//! has rare ones is not ranked: that is where it differs from the unbounded ranking (which
-//! [`FullText::exact`] keeps), measured in docs/PERFORMANCE.md "postgres". A store too small
-//! for any lexeme to be common (or never analysed) ranks every match, as before.
+//! **Bounded BM25.** PostgreSQL cannot stop early in a ranked search (no WAND over the GIN
+//! postings): it scores every chunk the query's terms match, and a common term matches most
+//! chunks. While the query's terms' document frequencies sum to at most
+//! [`FullText::exact_below`] (20,000) every match is scored — any store of up to that many
+//! chunks, and rare-word queries on any store. Above it the candidates are bounded like
+//! Elasticsearch's common-terms query: terms in more than [`FullText::common_df`] chunks (exact
+//! counts from the statistics) are common; the candidates are the chunks holding a rare term
+//! (when every term is common: the chunks holding all of a field's terms), at most
+//! [`FullText::cap`], plus up to the depth other matches, all scored with every term. A chunk
+//! that holds only common terms of a query that also has rare ones may then be missed — it
+//! scores low (common terms have a small IDF), which is why the bound costs little; measured in
+//! docs/PERFORMANCE.md "postgres". [`FullText::exact`] scores every match.
+//!
+//! **`ts_rank_cd`** (the ranking before version 3, [`Ranking::TsRankCd`], kept for comparison):
+//! cover density over the `tsvector` — how many query terms occur and how close together —
+//! with no IDF and normalisation 1 (divided by 1 + log of the chunk's length); the query is
+//! analysed with both the Dutch and the English snowball configuration, terms ORed. Bounded the
+//! same way, with the lexemes' frequencies estimated from the planner's statistics of the `tsv`
+//! column (`pg_stats.most_common_elems` × `reltuples`, kept by `ANALYZE`), all matches ranked
+//! when no lexeme is common.
 
 use crate::filter::{condition, Params};
 use chunklab_index::seam::Ranked;
@@ -40,27 +44,46 @@ fn tsquery(q: &str) -> String {
     )
 }
 
-/// How full-text candidates are bounded (see the module documentation).
+/// How full text is ranked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ranking {
+    /// BM25 as the embedded index (tantivy) scores it ([`crate::bm25`]): the default.
+    Bm25,
+    /// PostgreSQL's `ts_rank_cd` over the `tsvector` (cover density, no IDF): the ranking
+    /// before schema version 3, kept for comparison (`CHUNKLAB_PG_RANKING=ts_rank_cd`).
+    TsRankCd,
+}
+
+/// How full-text candidates are ranked and bounded (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FullText {
-    /// Rank at most this many chunks matching the rare lexemes (`None`: every match, exact).
+    /// The ranking function.
+    pub ranking: Ranking,
+    /// Rank at most this many chunks matching the rare terms (`None`: every match, exact).
     pub cap: Option<usize>,
-    /// A lexeme estimated to match more chunks than this is common.
+    /// A term matching more chunks than this is common (BM25: its exact document frequency;
+    /// `ts_rank_cd`: the planner's estimate).
     pub common_df: f64,
+    /// BM25: rank every match when the query's terms' document frequencies sum to at most
+    /// this (the candidates are then at most this many), bounded only above it.
+    pub exact_below: u64,
 }
 
 impl Default for FullText {
-    /// At most 4,000 candidates; lexemes in more than 1,000 chunks are common.
+    /// BM25; bounded when a query's terms are in more than 20,000 chunks together: at most
+    /// 4,000 candidates, terms in more than 1,000 chunks are common.
     fn default() -> FullText {
         FullText {
+            ranking: Ranking::Bm25,
             cap: Some(4000),
             common_df: 1000.0,
+            exact_below: 20_000,
         }
     }
 }
 
 impl FullText {
-    /// Rank every chunk that matches the ORed query (the unbounded `ts_rank_cd`).
+    /// Rank every chunk that matches the query (unbounded).
     pub fn exact() -> FullText {
         FullText {
             cap: None,
@@ -68,9 +91,10 @@ impl FullText {
         }
     }
 
-    /// The default, changed by `CHUNKLAB_PG_FULLTEXT=exact`, `CHUNKLAB_PG_FULLTEXT_CAP=N` and
-    /// `CHUNKLAB_PG_COMMON_DF=N` in the environment (for measuring; values that do not parse
-    /// are ignored).
+    /// The default, changed by `CHUNKLAB_PG_FULLTEXT=exact`, `CHUNKLAB_PG_FULLTEXT_CAP=N`,
+    /// `CHUNKLAB_PG_COMMON_DF=N`, `CHUNKLAB_PG_EXACT_BELOW=N` and
+    /// `CHUNKLAB_PG_RANKING=ts_rank_cd` in the environment (for measuring; values that do not
+    /// parse are ignored).
     pub fn from_env() -> FullText {
         let var = |k: &str| std::env::var(k).ok().map(|v| v.trim().to_string());
         let mut ft = FullText::default();
@@ -80,8 +104,14 @@ impl FullText {
         if let Some(n) = var("CHUNKLAB_PG_COMMON_DF").and_then(|v| v.parse().ok()) {
             ft.common_df = n;
         }
+        if let Some(n) = var("CHUNKLAB_PG_EXACT_BELOW").and_then(|v| v.parse().ok()) {
+            ft.exact_below = n;
+        }
         if var("CHUNKLAB_PG_FULLTEXT").as_deref() == Some("exact") {
             ft.cap = None;
+        }
+        if var("CHUNKLAB_PG_RANKING").as_deref() == Some("ts_rank_cd") {
+            ft.ranking = Ranking::TsRankCd;
         }
         ft
     }
@@ -113,6 +143,78 @@ fn or_lexemes(lexemes: &[&str]) -> String {
         .join(" | ")
 }
 
+/// The BM25 candidate search: `SELECT key, s` of the best `limit` chunks matching the query's
+/// terms under `cond`, scored by [`crate::bm25`]'s formula with the weights `w`. Every match is
+/// ranked when the terms' document frequencies sum to at most `ft.exact_below` (or `ft.cap` is
+/// `None`); otherwise the candidates are the chunks holding a rare term (df at most
+/// `ft.common_df`; when every term is common: the chunks holding all of a field's terms), at
+/// most `ft.cap`, plus up to `limit` other matches.
+fn bm25_sql(
+    w: &crate::bm25::Weights,
+    ft: &FullText,
+    cond: &str,
+    limit: &str,
+    p: &mut Params,
+) -> String {
+    let terms = p.push(w.terms.clone());
+    let weights = p.push(w.w.clone());
+    let kb = p.push(w.kb.clone());
+    let score = |c: &str| {
+        format!(
+            "(SELECT sum(q.w * f.tf / (f.tf + {k0}::float8 + q.kb * {c}.bm25_norm))
+               FROM unnest({terms}::text[], {weights}::float8[], {kb}::float8[]) q(t, w, kb),
+                    LATERAL (SELECT ({c}.bm25 -> q.t)::float8 AS tf) f
+              WHERE f.tf IS NOT NULL)",
+            k0 = crate::bm25::Weights::k0(),
+        )
+    };
+    let total: i64 = w.df.iter().sum();
+    let bounded = match ft.cap {
+        Some(cap) if total.max(0) as u64 > ft.exact_below => Some(cap),
+        _ => None,
+    };
+    let Some(cap) = bounded else {
+        return format!(
+            "SELECT c.key, {s} AS s FROM chunklab.chunks c WHERE c.bm25 ?| {terms}::text[] AND {cond} ORDER BY s DESC, c.key LIMIT {limit}",
+            s = score("c"),
+        );
+    };
+    let rare: Vec<String> = w
+        .terms
+        .iter()
+        .zip(&w.df)
+        .filter(|(_, df)| **df as f64 <= ft.common_df)
+        .map(|(t, _)| t.clone())
+        .collect();
+    let primary = if rare.is_empty() {
+        // Every term common: the chunks holding all of a field's terms.
+        let mut all = Vec::new();
+        for f in crate::bm25::FIELDS {
+            let of: Vec<String> = w
+                .terms
+                .iter()
+                .filter(|t| t.split(':').next() == Some(f))
+                .cloned()
+                .collect();
+            if !of.is_empty() {
+                all.push(format!("c.bm25 ?& {}::text[]", p.push(of)));
+            }
+        }
+        format!("({})", all.join(" OR "))
+    } else {
+        format!("c.bm25 ?| {}::text[]", p.push(rare))
+    };
+    let cap = p.push(cap as i64);
+    format!(
+        "SELECT x.key, {s} AS s FROM (
+             (SELECT c.key, c.bm25, c.bm25_norm FROM chunklab.chunks c WHERE {primary} AND {cond} LIMIT {cap})
+             UNION ALL
+             (SELECT c.key, c.bm25, c.bm25_norm FROM chunklab.chunks c WHERE c.bm25 ?| {terms}::text[] AND NOT {primary} AND {cond} LIMIT {limit})) x
+         ORDER BY s DESC, x.key LIMIT {limit}",
+        s = score("x"),
+    )
+}
+
 /// `hnsw.ef_search` for `depth` candidates: at least pgvector's default 40, at most its 1000.
 pub fn ef_search(depth: usize) -> usize {
     depth.clamp(40, 1000)
@@ -140,10 +242,26 @@ pub fn retrieve_as(
     depth: usize,
     ft: &FullText,
 ) -> Result<Vec<Ranked>, postgres::Error> {
+    retrieve_with(tx, q, mode, vector, depth, ft, None)
+}
+
+/// [`retrieve_as`] with BM25's weights given (a sharded store's, from every shard's
+/// statistics) instead of read from this store's.
+pub fn retrieve_with(
+    tx: &mut Transaction<'_>,
+    q: &Query,
+    mode: Mode,
+    vector: Option<&[f32]>,
+    depth: usize,
+    ft: &FullText,
+    weights: Option<&crate::bm25::Weights>,
+) -> Result<Vec<Ranked>, postgres::Error> {
     // Which lexemes are common, when full text is ranked and bounded: one small catalog
     // query before the retrieval statement.
+    let ts_rank_cd = ft.ranking == Ranking::TsRankCd;
     let split = match (mode, ft.cap) {
         (Mode::Dense, _) | (_, None) => None,
+        _ if !ts_rank_cd => None,
         (_, Some(cap)) => {
             let lx = lexeme_frequencies(tx, q.text)?;
             let rare: Vec<&str> = lx
@@ -186,7 +304,30 @@ pub fn retrieve_as(
             None => (cap, String::new()),
         }
     });
+    // BM25: the query's weights from the store's statistics (one small query), then the
+    // candidates and their scores in the retrieval statement.
+    let bm25 = match mode {
+        Mode::Dense => None,
+        _ if ts_rank_cd => None,
+        _ => {
+            let w = match weights {
+                Some(w) => w.clone(),
+                None => crate::bm25::weights(tx, &crate::bm25::query_terms(q.text))?,
+            };
+            Some(bm25_sql(&w, ft, &cond, &limit, &mut p))
+        }
+    };
+    // The query text is a parameter of the `ts_rank_cd` statements only (an unused
+    // parameter would have no type).
+    let ts_text = bm25.is_none().then(|| q.text.to_string());
+    let text_param = |p: &mut Params| match &ts_text {
+        Some(t) => p.push(t.clone()),
+        None => String::new(),
+    };
     let lex_sql = |t: &str| {
+        if let Some(sql) = &bm25 {
+            return sql.clone();
+        }
         match &primary {
         None => format!(
             "SELECT c.key, ts_rank_cd(c.tsv, q.tq, 1) AS s FROM chunklab.chunks c, (SELECT {} AS tq) q WHERE c.tsv @@ q.tq AND {cond} ORDER BY s DESC, c.key LIMIT {limit}",
@@ -219,7 +360,7 @@ pub fn retrieve_as(
             tx.query(&sql, &p.refs())?
         }
         Mode::Bm25 => {
-            let t = p.push(q.text.to_string());
+            let t = text_param(&mut p);
             let sql = format!(
                 "SELECT key, s::float4, row_number() OVER (ORDER BY s DESC, key), NULL::int8 FROM ({}) y ORDER BY s DESC, key",
                 lex_sql(&t)
@@ -228,7 +369,7 @@ pub fn retrieve_as(
         }
         Mode::Hybrid => {
             let v = p.push(Vector::from(vector.unwrap_or_default().to_vec()));
-            let t = p.push(q.text.to_string());
+            let t = text_param(&mut p);
             let k = p.push(q.rrf_k as f64);
             let wb = p.push(q.bm25_weight as f64);
             let wd = p.push(q.dense_weight as f64);

@@ -5,8 +5,10 @@
 //! (its primary when it has none) in parallel.
 //!
 //! The merge is exact, not an approximation: dense scores (inner products) and full-text scores
-//! (`ts_rank_cd`, which has no IDF) mean the same on every shard, so each retriever's lists are
-//! merged by score, cut to the depth, ranked again, and — in hybrid mode — fused by RRF as one
+//! mean the same on every shard — BM25 is scored with the statistics of all shards together
+//! (each shard's document frequencies and lengths of the query's terms are read and summed
+//! first, one small query per shard, as Elasticsearch's `dfs_query_then_fetch`; `ts_rank_cd`
+//! has no IDF) — so each retriever's lists are merged by score, cut to the depth, ranked again, and — in hybrid mode — fused by RRF as one
 //! server would fuse them. Keys are shard-local; a global key is `local × shards + shard`.
 //! Equal scores are ordered by key, so tied chunks may be ranked in another order than on one
 //! server; in hybrid mode that can move a tied chunk's RRF score by one rank step
@@ -222,6 +224,46 @@ impl ChunkStore for ShardedStore {
             docs,
         };
         let shard_query = &shard_query;
+        // BM25 with the statistics of all shards together (as Elasticsearch's
+        // dfs_query_then_fetch): one small query per shard, in parallel, before the search.
+        let ranking = self
+            .shards
+            .first()
+            .map_or(search::Ranking::Bm25, |s| s.full_text().ranking);
+        let weights = match (q.mode, ranking) {
+            (Mode::Dense, _) | (_, search::Ranking::TsRankCd) => None,
+            _ => {
+                let terms = crate::bm25::query_terms(q.text);
+                let terms = &terms;
+                let per_shard: Vec<Result<crate::bm25::Stats, Error>> = std::thread::scope(|s| {
+                    let handles: Vec<_> = self
+                        .shards
+                        .iter()
+                        .map(|shard| {
+                            s.spawn(move || {
+                                shard
+                                    .pool()
+                                    .with("search", |c| crate::bm25::Stats::read(c, terms))
+                            })
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| {
+                            h.join().unwrap_or_else(|_| {
+                                Err(Error::Store("a shard's statistics panicked".into()))
+                            })
+                        })
+                        .collect()
+                });
+                let mut all = crate::bm25::Stats::default();
+                for st in per_shard {
+                    all.add(&st?);
+                }
+                Some(all.weights(terms))
+            }
+        };
+        let weights = weights.as_ref();
         // Each shard: its candidates per retriever and their rows, in one read transaction.
         let per_shard: Vec<Result<ShardAnswer, Error>> = std::thread::scope(|s| {
             let handles: Vec<_> = self
@@ -234,13 +276,14 @@ impl ChunkStore for ShardedStore {
                             let mut tx = c.build_transaction().read_only(true).start()?;
                             let mut lists = Vec::new();
                             for &m in retrievers {
-                                lists.push(search::retrieve_as(
+                                lists.push(search::retrieve_with(
                                     &mut tx,
                                     shard_q,
                                     m,
                                     vector,
                                     plan.depth,
                                     shard.full_text(),
+                                    weights,
                                 )?);
                             }
                             let mut keys: Vec<i64> =

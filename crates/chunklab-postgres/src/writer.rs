@@ -223,8 +223,11 @@ impl PgWriter {
             Type::TEXT,       // lang
             Type::TEXT_ARRAY, // acl
             Type::JSONB,      // metadata
+            Type::JSONB,      // bm25
+            Type::INT4,       // bm25_len
+            Type::INT4,       // bm25_norm
         ];
-        let mut columns = "doc_id, chunk_id, ord, start_byte, end_byte, start_char, end_char, tokens, text, prefix, context, headings, heading_path, page, kind, language, symbol, level, parent_id, is_parent, source, lang, acl, metadata".to_string();
+        let mut columns = "doc_id, chunk_id, ord, start_byte, end_byte, start_char, end_char, tokens, text, prefix, context, headings, heading_path, page, kind, language, symbol, level, parent_id, is_parent, source, lang, acl, metadata, bm25, bm25_len, bm25_norm".to_string();
         if let Some(t) = &self.vector_type {
             chunk_types.push(t.clone());
             columns.push_str(", embedding");
@@ -252,6 +255,14 @@ impl PgWriter {
                 let is_parent = parents.contains(c.id.as_str());
                 let heading_path = c.meta.headings.join(" / ");
                 let vector = Vector::from(c.vector.clone());
+                // BM25 terms by the embedded index's analyzer (crate::bm25); the statistics
+                // follow by trigger in this transaction.
+                let terms = crate::bm25::chunk_terms(
+                    lang,
+                    c.meta.context.as_deref(),
+                    &c.meta.headings,
+                    text,
+                );
                 let mut row: Vec<&(dyn ToSql + Sync)> = vec![
                     &d.doc_id,
                     &c.id,
@@ -277,6 +288,9 @@ impl PgWriter {
                     &lang,
                     &d.acl,
                     &meta,
+                    &terms.terms,
+                    &terms.len,
+                    &terms.norm,
                 ];
                 if self.vector_type.is_some() {
                     row.push(&vector);

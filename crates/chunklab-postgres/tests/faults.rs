@@ -134,7 +134,7 @@ fn kill_9_of_the_server_mid_ingest_leaves_whole_documents() {
     // The ingest took the bulk path (an empty store): its indexes were dropped with the first
     // commit and never built. The next writer builds them before writing.
     let missing = chunklab_postgres::bulk::missing(&mut c, DIM).unwrap();
-    assert_eq!(missing.len(), 4, "the bulk path dropped the indexes");
+    assert_eq!(missing.len(), 5, "the bulk path dropped the indexes");
     let w = PgWriter::open(&url, settings(), false).unwrap();
     assert!(chunklab_postgres::bulk::missing(&mut c, DIM)
         .unwrap()

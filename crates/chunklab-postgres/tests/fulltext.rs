@@ -1,11 +1,12 @@
-//! Bounded full-text ranking (search::FullText): lexemes are found common or rare by the
-//! planner's statistics; with nothing common the ranking is the unbounded one; with common
+//! Bounded `ts_rank_cd` ranking (search::FullText with Ranking::TsRankCd, the ranking before
+//! BM25, kept for comparison; BM25's bounds are tested in bm25.rs): lexemes are found common
+//! or rare by the planner's statistics; with nothing common the ranking is the unbounded one; with common
 //! words the chunks matching the rare ones are ranked as the unbounded ranking orders them.
 
 mod common;
 
 use chunklab_index::{ChunkStore, Mode, Query, StoreWriter};
-use chunklab_postgres::search::{lexeme_frequencies, FullText};
+use chunklab_postgres::search::{lexeme_frequencies, FullText, Ranking};
 use chunklab_postgres::{PgStore, PgWriter};
 use common::*;
 
@@ -23,6 +24,14 @@ fn estimate(url: &str, text: &str) -> Vec<(String, f64)> {
     lexeme_frequencies(&mut tx, text).unwrap()
 }
 
+/// The `ts_rank_cd` ranking (bounded by the planner's statistics).
+fn ts_rank_cd() -> FullText {
+    FullText {
+        ranking: Ranking::TsRankCd,
+        ..FullText::default()
+    }
+}
+
 #[test]
 fn statistics_tell_common_words_from_rare_ones_and_bound_the_ranking() {
     let url = store("fulltext");
@@ -31,9 +40,10 @@ fn statistics_tell_common_words_from_rare_ones_and_bound_the_ranking() {
     let df = |w: &str| est.iter().find(|(l, _)| l == w).map(|x| x.1).unwrap();
     let (common, rare) = (df("american"), df("insulin"));
     assert!(common >= 10.0 && rare < 5.0, "{est:?}");
-    let exact = PgStore::open(&url)
-        .unwrap()
-        .with_full_text(FullText::exact());
+    let exact = PgStore::open(&url).unwrap().with_full_text(FullText {
+        ranking: Ranking::TsRankCd,
+        ..FullText::exact()
+    });
     let run = |s: &PgStore, text: &str, mode: Mode| {
         let v = embed(text);
         s.search(&Query::new(text, mode, 10).with_vector(&v))
@@ -43,6 +53,7 @@ fn statistics_tell_common_words_from_rare_ones_and_bound_the_ranking() {
     let loose = PgStore::open(&url).unwrap().with_full_text(FullText {
         cap: Some(4000),
         common_df: 1e9,
+        ..ts_rank_cd()
     });
     for text in ["american insulin", "credit card late fees", "taxes"] {
         for mode in [Mode::Bm25, Mode::Hybrid] {
@@ -60,6 +71,7 @@ fn statistics_tell_common_words_from_rare_ones_and_bound_the_ranking() {
     let bounded = PgStore::open(&url).unwrap().with_full_text(FullText {
         cap: Some(50),
         common_df: (common + rare) / 2.0,
+        ..ts_rank_cd()
     });
     let (b, e) = (
         run(&bounded, "american insulin", Mode::Bm25),

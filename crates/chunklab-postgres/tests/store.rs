@@ -1,5 +1,5 @@
 //! Both stores behind the seam on the same real corpus: the same queries give the same top-k
-//! where their retrievers are the same (dense), filters and ACLs act inside the search, shaping
+//! (dense here; BM25 in bm25.rs), filters and ACLs act inside the search, shaping
 //! is the shared code; writes are whole documents, incremental by hash; a dropped connection
 //! is reconnected.
 
@@ -80,8 +80,8 @@ fn dense_top_k_is_the_same_in_both_stores_and_hybrid_overlaps() {
         let p = run(stores[1], Mode::Dense, false);
         let same = ids(&e).iter().filter(|i| ids(&p).contains(i)).count();
         assert!(same >= 9, "dense HNSW {text:?}: {same}/10 in common");
-        // Hybrid: RRF over BM25 (tantivy) vs ts_rank_cd: dense half identical, lexical half
-        // ranked differently; the fused lists still share most of their top 10.
+        // Hybrid over HNSW in both: BM25 halves equal (tests/bm25.rs), dense halves the same
+        // modulo ANN ties; the fused lists share most of their top 10.
         let e = run(stores[0], Mode::Hybrid, false);
         let p = run(stores[1], Mode::Hybrid, false);
         assert_eq!(p.len(), 10);
