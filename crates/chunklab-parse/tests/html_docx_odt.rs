@@ -1,12 +1,13 @@
 //! The HTML, DOCX and ODT parsers on the real documents of `shared/datasets/documents` and on
 //! hostile input: structure facts, span invariants, and errors instead of panics.
 
+mod common;
 use chunklab_parse::docx::DocxParser;
 use chunklab_parse::html::HtmlParser;
 use chunklab_parse::odt::OdtParser;
 use chunklab_parse::{ElementKind, Limits, ParseError, ParsedDocument, Parser};
 use chunklab_test_support::shared_dir;
-use std::io::Write;
+use common::zip_of;
 use std::path::{Path, PathBuf};
 
 fn document(rel: &str) -> (PathBuf, Vec<u8>) {
@@ -391,17 +392,6 @@ fn many_tiny_paragraphs_stop_at_the_element_limit() {
             .unwrap();
         assert_eq!(doc.elements.len(), paras, "{}", parser.name());
     }
-}
-
-fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, content) in entries {
-        w.start_file(*name, opts).unwrap();
-        w.write_all(content).unwrap();
-    }
-    w.finish().unwrap().into_inner()
 }
 
 #[test]

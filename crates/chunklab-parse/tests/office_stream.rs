@@ -5,9 +5,11 @@
 //! automatic styles read from the head of `content.xml` — and that the decompression budget still
 //! counts every part exactly once.
 
+mod common;
 use chunklab_parse::docx::DocxParser;
 use chunklab_parse::odt::OdtParser;
 use chunklab_parse::{ElementKind, Limits, ParseError, ParsedDocument, Parser};
+use common::zip_of;
 use std::io::Write;
 use std::path::Path;
 
@@ -46,17 +48,6 @@ fn paragraph_texts(n: usize) -> Vec<String> {
                 .join(" ")
         })
         .collect()
-}
-
-fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, content) in entries {
-        w.start_file(*name, opts).unwrap();
-        w.write_all(content).unwrap();
-    }
-    w.finish().unwrap().into_inner()
 }
 
 fn docx_body(paras: &[String]) -> Vec<u8> {
