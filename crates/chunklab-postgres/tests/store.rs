@@ -9,16 +9,7 @@ use chunklab_index::{ChunkStore, Index, IndexWriter, Mode, Query, StoreWriter};
 use chunklab_postgres::{PgStore, PgWriter};
 use common::*;
 
-const QUERIES: &[&str] = &[
-    "credit card late fees",
-    "the bill was derailed by politics",
-    "Ukraine and Putin",
-    "insulin prices for seniors",
-    "corporations pay their fair share of taxes",
-    "border security and asylum",
-    "climate change clean energy",
-    "child care costs for families",
-];
+const QUERIES: &[&str] = SOTU_QUERIES;
 
 fn ids(hits: &[chunklab_index::Hit]) -> Vec<String> {
     hits.iter().map(|h| h.chunk_id.clone()).collect()

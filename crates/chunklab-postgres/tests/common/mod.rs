@@ -20,6 +20,18 @@ pub const QUERIES: &[&str] = &[
     "climate change clean energy",
 ];
 
+/// The store test's questions on the State of the Union corpus (the BM25 test asks more).
+pub const SOTU_QUERIES: &[&str] = &[
+    "credit card late fees",
+    "the bill was derailed by politics",
+    "Ukraine and Putin",
+    "insulin prices for seniors",
+    "corporations pay their fair share of taxes",
+    "border security and asylum",
+    "climate change clean energy",
+    "child care costs for families",
+];
+
 /// `url` with its database replaced by `db`.
 pub fn with_db(url: &str, db: &str) -> String {
     chunklab_postgres::scratch::with_database(url, db)
