@@ -435,19 +435,40 @@ impl StoreWriter for ShardedWriter {
         self.shard(doc_id).remove_document(doc_id)
     }
 
+    /// Every shard's commit at once (each is its own transaction on its own server): the
+    /// analysis and `COPY` of N shards take the time of one, not N.
     fn commit(&mut self) -> Result<(), Error> {
-        for s in &mut self.shards {
-            s.commit()?;
-        }
+        on_every_shard(self.shards.iter_mut().collect(), "commit", |w| w.commit())?;
         Ok(())
     }
 
+    /// Every shard's `finish` at once: after a bulk load each shard builds its indexes (HNSW,
+    /// GIN) on its own server, so the build takes the time of the largest shard, not the sum.
     fn finish(self: Box<Self>) -> Result<(usize, usize), Error> {
-        let mut total = (0, 0);
-        for s in self.shards {
-            let (d, c) = Box::new(s).finish()?;
-            total = (total.0 + d, total.1 + c);
-        }
-        Ok(total)
+        let counts = on_every_shard(self.shards, "finish", |w| Box::new(w).finish())?;
+        Ok(counts
+            .into_iter()
+            .fold((0, 0), |t, (d, c)| (t.0 + d, t.1 + c)))
     }
+}
+
+/// Run `f` on every shard's writer in its own thread; the results in shard order, or the first
+/// shard's error (the other shards' work is done: every shard commits whole documents).
+fn on_every_shard<W: Send, T: Send>(
+    writers: Vec<W>,
+    what: &str,
+    f: impl Fn(W) -> Result<T, Error> + Sync,
+) -> Result<Vec<T>, Error> {
+    let f = &f;
+    let results: Vec<Result<T, Error>> = std::thread::scope(|s| {
+        let handles: Vec<_> = writers.into_iter().map(|w| s.spawn(move || f(w))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Store(format!("a shard's {what} panicked"))))
+            })
+            .collect()
+    });
+    results.into_iter().collect()
 }
