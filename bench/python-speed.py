@@ -64,16 +64,20 @@ def load(corpus: Path, max_mb: float) -> List[str]:
     return texts
 
 
-def best(fn: Callable[[], int], runs: int) -> Tuple[float, float, int]:
-    """(best time, first time, chunks). The first run of a library over the texts is also
-    shown: CPython caches a `str`'s UTF-8 form once a library asks for it (chunklab and
-    semantic-text-splitter do), so later runs over the same strings skip that encoding."""
-    times, n = [], 0
+def best(fns: List[Callable[[], int]], runs: int) -> List[Tuple[float, float, int]]:
+    """(best time, first time, chunks) of each function, run in rounds (each function once per
+    round, in order), so that a change in the machine's load during the measurement falls on
+    every library alike. The first run of a library over the texts is also shown: CPython
+    caches a `str`'s UTF-8 form once a library asks for it (chunklab and semantic-text-splitter
+    do), so later runs over the same strings skip that encoding."""
+    times: List[List[float]] = [[] for _ in fns]
+    counts = [0] * len(fns)
     for _ in range(runs):
-        t0 = time.perf_counter()
-        n = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), times[0], n
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            counts[i] = fn()
+            times[i].append(time.perf_counter() - t0)
+    return [(min(t), t[0], n) for t, n in zip(times, counts)]
 
 
 def main() -> None:
@@ -181,7 +185,8 @@ def main() -> None:
         print(f"\n## {name}")
         print("| library | best s | MB/s | chunks | chunklab speed-up | first run s | speed-up, first runs |")
         print("|---|---:|---:|---:|---:|---:|---:|")
-        results = [(label, *best(fn, args.runs)) for label, fn in runners]
+        measured = best([fn for _, fn in runners], args.runs)
+        results = [(label, *m) for (label, _), m in zip(runners, measured)]
         ours, ours_first = results[0][1], results[0][2]
         for label, secs, first, n in results:
             print(

@@ -3,7 +3,7 @@
 use crate::chunk::{chunk_id, Chunk, ChunkMeta, Span};
 use crate::document::ParsedDocument;
 use crate::error::Result;
-use crate::text::{CharCursor, LineIndex};
+use crate::text::{CharCursor, LineCursor};
 
 /// A chunking strategy. Given a document's text it returns spans in document order (sorted by
 /// start, then end; a hierarchical strategy returns its levels in pre-order, a parent before the
@@ -86,8 +86,8 @@ pub struct Locator<'a> {
     doc: &'a ParsedDocument,
     paged: bool,
     lined: bool,
-    /// Line starts of the text, where the text is the source.
-    own_lines: Option<LineIndex>,
+    /// Lines of the text's own newlines, where the text is the source.
+    own_lines: Option<LineCursor<'a>>,
 }
 
 /// How far back [`Locator`] looks for elements that start before a span and contain its start.
@@ -101,7 +101,7 @@ impl<'a> Locator<'a> {
             doc,
             paged: doc.elements.iter().any(|e| e.page.is_some()),
             lined,
-            own_lines: (lined && doc.text_is_source()).then(|| LineIndex::new(&doc.text)),
+            own_lines: (lined && doc.text_is_source()).then(|| LineCursor::new(&doc.text)),
         }
     }
 
@@ -124,7 +124,7 @@ impl<'a> Locator<'a> {
         }
         if self.lined {
             meta.lines = match &self.own_lines {
-                Some(index) => Some(index.span_lines(&self.doc.text, start, end)),
+                Some(cursor) => Some(cursor.span_lines(start, end)),
                 None => self.element_lines(start, end),
             };
         }

@@ -232,6 +232,78 @@ impl<'a> CharCursor<'a> {
     }
 }
 
+/// The number of `\n` bytes in `bytes` (counted in 64-byte blocks into a `u8`, which
+/// vectorizes).
+pub fn count_newlines(bytes: &[u8]) -> usize {
+    let mut n = 0usize;
+    let mut blocks = bytes.chunks_exact(64);
+    for block in &mut blocks {
+        let mut k = 0u8; // at most 64
+        for &x in block {
+            k += u8::from(x == b'\n');
+        }
+        n += k as usize;
+    }
+    n + blocks.remainder().iter().filter(|&&x| x == b'\n').count()
+}
+
+/// Byte offset → 1-based line number with a cursor, as [`LineIndex::line`] gives it but without
+/// an index of every line: each query counts the newlines between the previous query and this
+/// one. Cheap when queries are close to each other (chunks come out in order, overlapping a
+/// little), correct for any order; allocates nothing.
+///
+/// ```
+/// use chunklab_core::text::{LineCursor, LineIndex};
+/// let text = "# Kop\n\nEen alinea\nover twee regels.\n";
+/// let (cursor, index) = (LineCursor::new(text), LineIndex::new(text));
+/// for b in [30, 0, 7, 6, 36, 17] {
+///     assert_eq!(cursor.line(b), index.line(b));
+/// }
+/// assert_eq!(cursor.span_lines(7, 35), index.span_lines(text, 7, 35));
+/// ```
+#[derive(Debug)]
+pub struct LineCursor<'a> {
+    text: &'a str,
+    /// (byte offset, newlines before it) of the last query.
+    at: std::cell::Cell<(usize, usize)>,
+}
+
+impl<'a> LineCursor<'a> {
+    /// A cursor at the start of `text`.
+    pub fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            at: std::cell::Cell::new((0, 0)),
+        }
+    }
+
+    /// 1-based line of byte offset `b` (a `\n` belongs to the line it ends); `b` past the end
+    /// counts as the end.
+    pub fn line(&self, b: usize) -> u32 {
+        let b = b.min(self.text.len());
+        let bytes = self.text.as_bytes();
+        let (pos, before) = self.at.get();
+        let before = if b >= pos {
+            before + count_newlines(&bytes[pos..b])
+        } else {
+            before - count_newlines(&bytes[b..pos])
+        };
+        self.at.set((b, before));
+        before as u32 + 1
+    }
+
+    /// First and last line of `text[start..end]` without its surrounding whitespace, as
+    /// [`LineIndex::span_lines`].
+    pub fn span_lines(&self, start: usize, end: usize) -> (u32, u32) {
+        let (s, e) = match strip_span(self.text, start, end) {
+            (s, e) if s < e => (s, e),
+            _ => (start, end),
+        };
+        let first = self.line(s);
+        (first, self.line(e.max(s + 1) - 1).max(first))
+    }
+}
+
 /// Byte offset → 1-based line number of a text, by its own `\n`s. Built once per text.
 ///
 /// ```
@@ -306,6 +378,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn line_cursor_equals_line_index_in_any_order() {
+        let t = "a\n\nb\u{e9}\nc\n".repeat(40) + "\n\n tail";
+        let (cursor, index) = (LineCursor::new(&t), LineIndex::new(&t));
+        let mut order: Vec<usize> = (0..=t.len()).collect();
+        order.extend((0..=t.len()).rev().step_by(3));
+        order.extend([7, 200, 3, t.len(), 0, 150]);
+        for b in order {
+            assert_eq!(cursor.line(b), index.line(b), "byte {b}");
+        }
+        for (s, e) in [(0, 5), (3, 90), (1, 1), (100, 101), (0, t.len())] {
+            let (s, e) = (floor_char_boundary(&t, s), floor_char_boundary(&t, e));
+            assert_eq!(
+                cursor.span_lines(s, e),
+                index.span_lines(&t, s, e),
+                "{s}..{e}"
+            );
+        }
+        assert_eq!(count_newlines(&[b'\n'; 300]), 300);
     }
 
     #[test]

@@ -18,7 +18,7 @@
 use crate::support::{decode, element, finish, LineIndex};
 use crate::{Limits, ParseError, Parser};
 use chunklab_core::document::{Element, ElementKind, ParsedDocument};
-use chunklab_core::text::strip_span;
+use chunklab_core::text::{count_newlines, strip_span};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -117,14 +117,6 @@ fn flat(text: String) -> ParsedDocument {
         warnings: Vec::new(),
         pages: None,
     }
-}
-
-/// The number of `\n` bytes (counted in runs of 255 bytes into a `u8`, which vectorizes).
-fn count_newlines(bytes: &[u8]) -> usize {
-    bytes
-        .chunks(255)
-        .map(|c| c.iter().fold(0u8, |n, &b| n + u8::from(b == b'\n')) as usize)
-        .sum()
 }
 
 /// Longest line (in bytes) that can be a heading.

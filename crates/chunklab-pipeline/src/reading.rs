@@ -152,14 +152,19 @@ impl crate::Pipeline {
     /// (same chunks, no heading or list detection, the text not copied).
     pub fn parse_text(&self, path: &Path, text: String) -> Result<ParsedDocument, ParseError> {
         let bytes = text.as_bytes();
-        let parser = chooser(
-            path,
-            bytes,
-            self.reading.parser.as_deref(),
-            &OcrOptions::default(),
-        );
-        if parser.name() == "text" && self.chunker.reads_only_locations() && self.context.is_none()
-        {
+        let flat = self.chunker.reads_only_locations() && self.context.is_none();
+        // Sniffed plain text takes the flat path without building a parser (per-call cost of
+        // the Python `chunk` on short strings).
+        let name = self
+            .reading
+            .parser
+            .as_deref()
+            .unwrap_or_else(|| format_for(path, &bytes[..bytes.len().min(SNIFF_BYTES)]));
+        if flat && name == "text" {
+            return Ok(chunklab_parse::text::TextParser.parse_flat_string(text));
+        }
+        let parser = chooser(path, bytes, Some(name), &OcrOptions::default());
+        if flat && parser.name() == "text" {
             return Ok(chunklab_parse::text::TextParser.parse_flat_string(text));
         }
         parser.parse(bytes, path, &self.reading.limits)

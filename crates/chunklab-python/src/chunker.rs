@@ -3,14 +3,14 @@
 //! parallel (rayon), results come back in input order.
 
 use crate::chunks::{DocChunks, Record};
-use crate::config::{from_kwargs, from_pairs, pairs};
+use crate::config::{from_kwargs, from_pairs, pairs_except};
 use crate::convert::json_to_py;
 use crate::errors::{chunk_error, pipeline_error, read_error};
 use chunklab_core::document::ParsedDocument;
 use chunklab_pipeline::{Input, Pipeline, PipelineConfig, Prepared, Skip};
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use rayon::prelude::*;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -44,6 +44,20 @@ impl PyErrKind {
 #[pyclass(module = "chunklab", frozen, name = "Chunker")]
 pub struct Chunker {
     pipeline: Arc<Pipeline>,
+    /// The chunker's configuration string (part of every chunk id), made once.
+    chunk_config: Arc<str>,
+    /// The size unit's name, shared by every chunk.
+    unit: Arc<str>,
+}
+
+impl Clone for Chunker {
+    fn clone(&self) -> Self {
+        Chunker {
+            pipeline: self.pipeline.clone(),
+            chunk_config: self.chunk_config.clone(),
+            unit: self.unit.clone(),
+        }
+    }
 }
 
 /// The pipelines built by `chunklab.chunk(...)` calls, newest last, so repeated calls with one
@@ -80,27 +94,109 @@ pub fn pipeline_for(py: Python<'_>, cfg: PipelineConfig) -> PyResult<Arc<Pipelin
     Ok(p)
 }
 
-/// The pipeline a call's keyword arguments spell ([`from_kwargs`]), found by the arguments
-/// themselves when a call with the same ones came before (a few microseconds instead of
-/// building and checking the configuration again).
-pub fn pipeline_for_kwargs(
+/// The keyword arguments of the last call that built a chunker through
+/// [`chunker_for_kwargs`] (a copy, without the skipped keys), and that chunker.
+static LAST: Mutex<Option<(Py<PyDict>, Chunker)>> = Mutex::new(None);
+
+/// Are `a` and `b` the same configuration value: of the same type and equal, item by item for
+/// lists and tuples (so `512.0` or `True` never pass for a `512` or `1` that built a chunker).
+fn same_value(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> bool {
+    if a.is(b) {
+        return true;
+    }
+    if !a.get_type().is(b.get_type()) {
+        return false;
+    }
+    if let (Ok(x), Ok(y)) = (a.cast::<PyList>(), b.cast::<PyList>()) {
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(i, j)| same_value(&i, &j));
+    }
+    if let (Ok(x), Ok(y)) = (a.cast::<PyTuple>(), b.cast::<PyTuple>()) {
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(i, j)| same_value(&i, &j));
+    }
+    a.eq(b).unwrap_or(false)
+}
+
+/// Is the keyword `k` one of `skip`?
+fn skipped(k: &Bound<'_, PyAny>, skip: &[&str]) -> bool {
+    !skip.is_empty()
+        && k.cast::<PyString>()
+            .ok()
+            .and_then(|s| s.to_cow().ok())
+            .is_some_and(|s| skip.contains(&s.as_ref()))
+}
+
+/// Do the keyword arguments `kw` (less `skip`) equal the remembered `last`?
+fn same_kwargs(kw: Option<&Bound<'_, PyDict>>, last: &Bound<'_, PyDict>, skip: &[&str]) -> bool {
+    let mut n = 0;
+    if let Some(kw) = kw {
+        for (k, v) in kw.iter() {
+            if skipped(&k, skip) {
+                continue;
+            }
+            n += 1;
+            match last.get_item(&k) {
+                Ok(Some(w)) if same_value(&v, &w) => {}
+                _ => return false,
+            }
+        }
+    }
+    n == last.len()
+}
+
+/// The chunker a call's keyword arguments spell ([`from_kwargs`]; the keys in `skip` are the
+/// call's own arguments, not configuration). A call with the same arguments as the one before
+/// reuses its chunker after comparing the two dicts (well under a microsecond); other repeated
+/// configurations are found by their arguments' JSON (a few microseconds instead of building
+/// and checking the configuration again).
+pub fn chunker_for_kwargs(
     py: Python<'_>,
     kwargs: Option<&Bound<'_, PyDict>>,
-) -> PyResult<Arc<Pipeline>> {
-    let pairs = pairs(kwargs)?;
-    let key = format!("kw:{}", serde_json::to_string(&pairs).unwrap_or_default());
-    if let Some(p) = cached(&key) {
-        return Ok(p);
+    skip: &[&str],
+) -> PyResult<Chunker> {
+    // Cloned out of the lock: comparing may run Python code (`__eq__`), which must not run
+    // while the lock is held.
+    let last = LAST
+        .lock()
+        .ok()
+        .and_then(|l| l.as_ref().map(|(d, c)| (d.clone_ref(py), c.clone())));
+    if let Some((dict, chunker)) = last {
+        if same_kwargs(kwargs, dict.bind(py), skip) {
+            return Ok(chunker);
+        }
     }
-    let p = pipeline_for(py, from_pairs(pairs)?)?;
-    remember(key, &p);
-    Ok(p)
+    let pairs = pairs_except(kwargs, skip)?;
+    let key = format!("kw:{}", serde_json::to_string(&pairs).unwrap_or_default());
+    let pipeline = match cached(&key) {
+        Some(p) => p,
+        None => {
+            let p = pipeline_for(py, from_pairs(pairs)?)?;
+            remember(key, &p);
+            p
+        }
+    };
+    let chunker = Chunker::from_pipeline(pipeline);
+    let copy = PyDict::new(py);
+    if let Some(kw) = kwargs {
+        for (k, v) in kw.iter() {
+            if !skipped(&k, skip) {
+                copy.set_item(k, v)?;
+            }
+        }
+    }
+    if let Ok(mut l) = LAST.lock() {
+        *l = Some((copy.unbind(), chunker.clone()));
+    }
+    Ok(chunker)
 }
 
 impl Chunker {
     /// A chunker over an already built pipeline.
     pub fn from_pipeline(pipeline: Arc<Pipeline>) -> Chunker {
-        Chunker { pipeline }
+        Chunker {
+            chunk_config: Arc::from(pipeline.chunker.config()),
+            unit: Arc::from(pipeline.unit_name.as_str()),
+            pipeline,
+        }
     }
 
     /// Chunk one string as if it were the file `source` (its extension picks the parser; no
@@ -125,16 +221,16 @@ impl Chunker {
             && p.late.is_none()
             && chunklab_parse::ocr::page_confidences(&doc.metadata).is_empty()
         {
-            return chunk_lazily(p, &input, doc, warnings);
+            return chunk_lazily(self, &input, doc, warnings);
         }
-        process(&self.pipeline, &input, Prepared::Parsed(doc, warnings))
+        process(self, &input, Prepared::Parsed(doc, warnings))
     }
 
     fn run_files(&self, inputs: &[Input]) -> Vec<Outcome> {
         inputs
             .par_iter()
             .map(|input| match self.pipeline.prepare(input, false) {
-                Ok(prepared) => process(&self.pipeline, input, prepared),
+                Ok(prepared) => process(self, input, prepared),
                 Err(Skip::Binary) => Outcome::Binary(input.source()),
                 Err(Skip::Error(e)) => Outcome::Failed(PyErrKind::Read(e)),
             })
@@ -143,7 +239,8 @@ impl Chunker {
 }
 
 /// Chunk a prepared input and keep owned records (the text moves out of `prepared`).
-fn process(pipeline: &Pipeline, input: &Input, prepared: Prepared) -> Outcome {
+fn process(chunker: &Chunker, input: &Input, prepared: Prepared) -> Outcome {
+    let pipeline = &chunker.pipeline;
     let source = input.source();
     let (records, ids, warnings): (Vec<Record>, Vec<String>, Vec<String>) =
         match pipeline.process(input, &source, &prepared) {
@@ -158,9 +255,15 @@ fn process(pipeline: &Pipeline, input: &Input, prepared: Prepared) -> Outcome {
         Prepared::Parsed(doc, _) => doc.text,
         Prepared::Plain(t) => t.as_str().to_string(),
     };
-    let unit: Arc<str> = Arc::from(pipeline.unit_name.as_str());
     Outcome::Done(
-        DocChunks::new(records, ids, text, input.doc_id(), &source, unit),
+        DocChunks::new(
+            records,
+            ids,
+            text,
+            input.doc_id(),
+            &source,
+            chunker.unit.clone(),
+        ),
         warnings,
     )
 }
@@ -169,13 +272,13 @@ fn process(pipeline: &Pipeline, input: &Input, prepared: Prepared) -> Outcome {
 /// whose chunker reads only locations, with ids computed only when read
 /// ([`DocChunks::from_parts`]).
 fn chunk_lazily(
-    pipeline: &Pipeline,
+    chunker: &Chunker,
     input: &Input,
     doc: ParsedDocument,
     warnings: Vec<String>,
 ) -> Outcome {
     let source = input.source();
-    let parts = match pipeline.chunker.chunk_parsed(&doc) {
+    let parts = match chunker.pipeline.chunker.chunk_parsed(&doc) {
         Ok(parts) => parts,
         Err(e) => {
             let e = anyhow::Error::from(e);
@@ -184,13 +287,13 @@ fn chunk_lazily(
     };
     if parts.iter().any(|(_, m)| m.parent_index.is_some()) {
         // Hierarchical chunks need their parents' ids now.
-        return process(pipeline, input, Prepared::Parsed(doc, warnings));
+        return process(chunker, input, Prepared::Parsed(doc, warnings));
     }
-    let unit: Arc<str> = Arc::from(pipeline.unit_name.as_str());
-    let chunker = &pipeline.chunker;
-    let (config, strategy) = (chunker.config(), chunker.strategy());
+    let config = chunker.chunk_config.clone();
+    let strategy = chunker.pipeline.chunker.strategy();
     let doc_id = input.doc_id();
     let is_text = doc.format == "text";
+    let unit = chunker.unit.clone();
     let mut chunks =
         DocChunks::from_parts(parts, doc.text, config, strategy, doc_id, &source, unit);
     chunks.text_is_input = is_text;
@@ -269,7 +372,7 @@ impl Chunker {
     fn py_new(py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Chunker> {
         let cfg = from_kwargs(config)?;
         let pipeline = Arc::new(py.detach(|| Pipeline::new(cfg)).map_err(pipeline_error)?);
-        Ok(Chunker { pipeline })
+        Ok(Chunker::from_pipeline(pipeline))
     }
 
     /// Chunk a string. `source`: a file name whose extension picks the parser (`"a.md"`,
@@ -308,7 +411,7 @@ impl Chunker {
     /// The size unit's name (`chars`, `words`, `cl100k`, ...).
     #[getter]
     fn unit(&self) -> &str {
-        &self.pipeline.unit_name
+        &self.unit
     }
 
     /// The chunker's own description (`recursive size=512 ...`).

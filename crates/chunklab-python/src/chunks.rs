@@ -37,7 +37,7 @@ pub enum Ids {
     /// took a sixth of `chunklab.chunk`'s time, for an attribute most callers never read).
     Lazy {
         /// The chunker's configuration ([`chunklab_core::Chunker::config`]).
-        config: String,
+        config: Arc<str>,
         /// Every chunk's byte span, in chunk order.
         spans: Vec<(usize, usize)>,
     },
@@ -126,7 +126,7 @@ impl DocChunks {
     pub fn from_parts(
         parts: Vec<(Span, ChunkMeta)>,
         text: String,
-        config: String,
+        config: Arc<str>,
         strategy: &'static str,
         doc_id: &str,
         source: &str,

@@ -57,11 +57,19 @@ fn value(key: &str, v: &Bound<'_, PyAny>) -> PyResult<Value> {
 /// Keyword arguments as (key, JSON value) pairs; None-valued keywords mean "default" and are
 /// left out.
 pub fn pairs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, Value)>> {
+    pairs_except(kwargs, &[])
+}
+
+/// [`pairs`] without the keys in `skip` (a call's own arguments passed by keyword).
+pub fn pairs_except(
+    kwargs: Option<&Bound<'_, PyDict>>,
+    skip: &[&str],
+) -> PyResult<Vec<(String, Value)>> {
     let mut pairs = Vec::new();
     if let Some(kw) = kwargs {
         for (k, v) in kw.iter() {
             let key: String = k.extract()?;
-            if v.is_none() {
+            if v.is_none() || skip.contains(&key.as_str()) {
                 continue;
             }
             pairs.push((key.clone(), value(&key, &v)?));

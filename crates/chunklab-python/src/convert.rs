@@ -96,21 +96,23 @@ pub fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>
     })
 }
 
+/// One path (str or path-like) as a string.
+pub fn path(p: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(s) = p.extract::<String>() {
+        return Ok(s);
+    }
+    let fs = p
+        .call_method0("__fspath__")
+        .map_err(|_| pyo3::exceptions::PyTypeError::new_err("paths must be str or os.PathLike"))?;
+    fs.extract::<String>()
+}
+
 /// A list of paths (str or path-like) as strings.
 pub fn paths(v: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    let one = |p: &Bound<'_, PyAny>| -> PyResult<String> {
-        if let Ok(s) = p.extract::<String>() {
-            return Ok(s);
-        }
-        let fs = p.call_method0("__fspath__").map_err(|_| {
-            pyo3::exceptions::PyTypeError::new_err("paths must be str or os.PathLike")
-        })?;
-        fs.extract::<String>()
-    };
     if v.is_instance_of::<PyString>() || v.hasattr("__fspath__")? {
-        return Ok(vec![one(v)?]);
+        return Ok(vec![path(v)?]);
     }
-    v.try_iter()?.map(|p| one(&p?)).collect()
+    v.try_iter()?.map(|p| path(&p?)).collect()
 }
 
 /// A Python `str` as an owned UTF-8 `String`, encoded by CPython once per string:

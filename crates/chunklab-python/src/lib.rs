@@ -23,24 +23,173 @@ mod errors;
 mod index;
 mod queries;
 
-use chunker::{chunk_paths, chunk_text, pipeline_for_kwargs, Chunker};
+use chunker::{chunk_paths, chunk_text, chunker_for_kwargs, Chunker};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyAny, PyDict, PyList, PyString};
-use std::path::PathBuf;
+use pyo3::types::{PyAny, PyCFunction, PyDict, PyList, PyString, PyTuple};
+use std::ffi::{CStr, CString};
 
-/// Chunk a string with the configuration the keyword arguments spell (cached per
-/// configuration).
-#[pyfunction]
-#[pyo3(signature = (text, source=None, **config))]
-fn chunk<'py>(
-    py: Python<'py>,
-    text: &Bound<'py, PyString>,
-    source: Option<PathBuf>,
-    config: Option<&Bound<'py, PyDict>>,
+/// `chunklab.chunk`'s docstring, after the signature line.
+const CHUNK_DOC: &str = r#"Chunk a string with the chunklab pipeline.
+
+``source`` is an optional file name: its extension picks the parser (``"a.md"``, ``"b.html"``)
+and the chunks carry it as ``source`` and ``doc_id``; without it the content is sniffed as
+``chunklab chunk -`` does with stdin (``doc_id`` "stdin", ``source`` "-").
+
+Returns a list of :class:`Chunk` with ``text``, ``start_char``/``end_char`` (string indices:
+``text[c.start_char:c.end_char] == c.text``), ``start_byte``/``end_byte``, ``tokens`` (size in
+``unit``), ``headings``, ``page``, ``kind``, ... — the fields of ``chunklab chunk``'s JSONL
+(``to_dict()`` gives them all). The pipeline for one configuration is built once and cached;
+the GIL is released while chunking.
+
+Raises :class:`ConfigError` (``ValueError``) for a bad parameter, naming it, and
+:class:`ChunkError` when the text cannot be cut with the configuration.
+"#;
+
+/// The strategies and options, from the catalog the CLI prints (`chunklab strategies`): the
+/// end of the chunking functions' docstrings.
+fn options_doc() -> String {
+    let mut lines = vec!["Strategies (strategy=...):".to_string(), String::new()];
+    for s in chunklab_core::strategies::catalog() {
+        lines.push(format!("  {}: {}", s.name, s.summary));
+        for p in s.params {
+            lines.push(format!(
+                "      {} (default {}): {}",
+                p.name, p.default, p.help
+            ));
+        }
+    }
+    lines.extend(
+        [
+            "",
+            "Keyword arguments (the CLI's flags with _ for -; defaults as the CLI):",
+            &format!("  {}", config::all_keys().join(", ")),
+            "",
+            "Besides the chunking keys: model, fetch (embedding model); parser, encoding, lossy,",
+            "include, exclude (reading); llm, llm_no_cache, llm_concurrency (language model);",
+            "context, context_prompt, context_max_tokens, context_fallback, context_doc_tokens",
+            "(contextual retrieval). breakpoint_amount is the CLI's --percentile/--threshold;",
+            "levels and separators are lists.",
+        ]
+        .map(str::to_string),
+    );
+    lines.join("\n")
+}
+
+/// The options part of the chunking docstrings (for `chunk_files`' Python docstring).
+#[pyfunction(name = "options_doc")]
+fn py_options_doc() -> String {
+    options_doc()
+}
+
+/// `chunk(text, source=None, **config)`'s own arguments, passed by position or keyword.
+fn chunk_args<'py>(
+    args: &Bound<'py, PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<(Bound<'py, PyString>, Option<String>)> {
+    if args.len() > 2 {
+        return Err(PyTypeError::new_err(format!(
+            "chunk() takes at most 2 positional arguments ({} given)",
+            args.len()
+        )));
+    }
+    let by_key = |k: &str| -> PyResult<Option<Bound<'py, PyAny>>> {
+        match kwargs {
+            Some(kw) => kw.get_item(k),
+            None => Ok(None),
+        }
+    };
+    let one = |pos: usize, name: &str| -> PyResult<Option<Bound<'py, PyAny>>> {
+        let keyed = by_key(name)?;
+        match (args.get_item(pos).ok(), keyed) {
+            (Some(_), Some(_)) => Err(PyTypeError::new_err(format!(
+                "chunk() got multiple values for argument '{name}'"
+            ))),
+            (a, k) => Ok(a.or(k)),
+        }
+    };
+    let text = one(0, "text")?
+        .ok_or_else(|| PyTypeError::new_err("chunk() missing required argument 'text'"))?;
+    let text = text.cast_into::<PyString>().map_err(|e| {
+        PyTypeError::new_err(format!(
+            "chunk() argument 'text' must be str, not {}",
+            e.into_inner()
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+    })?;
+    let source = match one(1, "source")? {
+        Some(s) if !s.is_none() => Some(
+            s.extract::<std::path::PathBuf>()?
+                .to_string_lossy()
+                .into_owned(),
+        ),
+        _ => None,
+    };
+    Ok((text, source))
+}
+
+/// `chunklab.chunk(text, source=None, **config)`.
+fn chunk_call<'py>(
+    args: &Bound<'py, PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let chunker = Chunker::from_pipeline(pipeline_for_kwargs(py, config)?);
-    let source = source.map(|p| p.to_string_lossy().into_owned());
-    chunk_text(py, &chunker, convert::str_to_string(text)?, text, source)
+    let py = args.py();
+    let (text, source) = chunk_args(args, kwargs)?;
+    let chunker = chunker_for_kwargs(py, kwargs, &["text", "source"])?;
+    let owned = convert::str_to_string(&text)?;
+    chunk_text(py, &chunker, owned, &text, source)
+}
+
+/// The C entry of `chunklab.chunk` (`METH_VARARGS | METH_KEYWORDS`): Python errors are raised,
+/// a panic becomes a `PanicException` as in pyo3's own functions.
+unsafe extern "C" fn chunk_entry(
+    _module: *mut pyo3::ffi::PyObject,
+    args: *mut pyo3::ffi::PyObject,
+    kwargs: *mut pyo3::ffi::PyObject,
+) -> *mut pyo3::ffi::PyObject {
+    // SAFETY: CPython calls this with the thread attached, `args` a tuple and `kwargs` NULL or
+    // a dict, both borrowed for the call.
+    let py = unsafe { Python::assume_attached() };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let args = unsafe { Bound::from_borrowed_ptr(py, args) };
+        let args = args.cast_into::<PyTuple>()?;
+        let kwargs = unsafe { Bound::from_borrowed_ptr_or_opt(py, kwargs) };
+        let kwargs = kwargs.map(|k| k.cast_into::<PyDict>()).transpose()?;
+        chunk_call(&args, kwargs.as_ref())
+    }));
+    let error = match outcome {
+        Ok(Ok(list)) => return list.into_ptr(),
+        Ok(Err(e)) => e,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic from Rust code".into());
+            pyo3::panic::PanicException::new_err(msg)
+        }
+    };
+    error.restore(py);
+    std::ptr::null_mut()
+}
+
+/// `chunklab.chunk`: a builtin of the extension module made at import, so that its docstring
+/// lists the strategy catalog (a `#[pyfunction]`'s is fixed at compile time) without a Python
+/// wrapper, whose re-packing of the keyword arguments cost a few microseconds a call.
+fn chunk_function<'py>(m: &Bound<'py, PyModule>) -> PyResult<Bound<'py, PyCFunction>> {
+    let doc = format!(
+        "chunk(text, source=None, **config)\n--\n\n{CHUNK_DOC}\n{}\n",
+        options_doc()
+    );
+    let doc: &'static CStr = Box::leak(
+        CString::new(doc)
+            .map_err(|e| PyTypeError::new_err(e.to_string()))?
+            .into_boxed_c_str(),
+    );
+    PyCFunction::new_with_keywords(m.py(), chunk_entry, c"chunk", doc, Some(m))
 }
 
 /// Chunk files and directories in parallel with the GIL released.
@@ -52,7 +201,7 @@ fn chunk_files<'py>(
     config: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let paths = convert::paths(paths)?;
-    let chunker = Chunker::from_pipeline(pipeline_for_kwargs(py, config)?);
+    let chunker = chunker_for_kwargs(py, config, &[])?;
     chunk_paths(py, &chunker, paths)
 }
 
@@ -73,7 +222,8 @@ fn config_keys() -> Vec<&'static str> {
 #[pymodule]
 fn _chunklab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add_function(wrap_pyfunction!(chunk, m)?)?;
+    m.add("chunk", chunk_function(m)?)?;
+    m.add_function(wrap_pyfunction!(py_options_doc, m)?)?;
     m.add_function(wrap_pyfunction!(chunk_files, m)?)?;
     m.add_function(wrap_pyfunction!(document::parse, m)?)?;
     m.add_function(wrap_pyfunction!(strategies, m)?)?;

@@ -114,3 +114,33 @@ def test_odd_texts_never_crash(text, strategy):
 def test_lone_surrogates_raise():
     with pytest.raises(UnicodeEncodeError):
         chunklab.chunk("a\ud800b")
+
+
+def test_the_call_takes_its_arguments_by_position_or_keyword():
+    text = "# Kop\n\nEen alinea.\n"
+    by_position = [c.to_dict() for c in chunklab.chunk(text, "a.md", strategy="headings", size=100)]
+    by_keyword = [c.to_dict() for c in chunklab.chunk(source="a.md", text=text, strategy="headings", size=100)]
+    assert by_position == by_keyword and by_position[0]["source"] == "a.md"
+    assert chunklab.chunk(text, None, size=100)[0].source == "-"
+    with pytest.raises(TypeError, match="text"):
+        chunklab.chunk(size=100)
+    with pytest.raises(TypeError, match="multiple values"):
+        chunklab.chunk(text, text=text)
+    with pytest.raises(TypeError, match="positional"):
+        chunklab.chunk(text, "a.md", "b.md")
+    with pytest.raises(TypeError, match="bytes"):
+        chunklab.chunk(b"bytes")
+
+
+def test_a_repeated_call_reuses_its_chunker_only_for_the_same_values():
+    # The last call's keyword arguments are remembered; a value that is equal in Python but of
+    # another type (2000.0 == 2000, True == 1) must still be checked and refused.
+    assert chunklab.chunk("tekst " * 50, strategy="recursive", size=2000)
+    with pytest.raises(ValueError, match="size"):
+        chunklab.chunk("tekst", strategy="recursive", size=2000.0)
+    assert chunklab.chunk("tekst", strategy="recursive", size=20, separators=["\n", " "])
+    with pytest.raises(ValueError, match="separators"):
+        chunklab.chunk("tekst", strategy="recursive", size=20, separators=["\n", 1])
+    a = [c.end_char for c in chunklab.chunk("tekst " * 50, strategy="recursive", size=40)]
+    b = [c.end_char for c in chunklab.chunk("tekst " * 50, strategy="recursive", size=41)]
+    assert a != b

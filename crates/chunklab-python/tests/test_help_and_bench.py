@@ -15,12 +15,16 @@ SWEEP = 'modes = ["bm25"]\nunit = "chars"\n[[config]]\nstrategy = "paragraph"\ns
 
 
 def test_help_lists_every_strategy_and_option():
-    text = pydoc.render_doc(chunklab.chunk)
+    text = pydoc.render_doc(chunklab.chunk, renderer=pydoc.plaintext)
     for s in chunklab.strategies():
         assert s["name"] + ":" in text
     for key in ("size", "overlap", "unit", "tokenizer", "title_prefix", "max_level", "model", "parser"):
         assert key in text
     assert "ConfigError" in text
+    assert "chunk(text, source=None, **config)" in text
+    assert "Capsule" not in text, text[:300]
+    files = pydoc.render_doc(chunklab.chunk_files, renderer=pydoc.plaintext)
+    assert all(s["name"] + ":" in files for s in chunklab.strategies())
 
 
 def _timeless(d):

@@ -66,8 +66,9 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def chunk(text: str, source: Optional[PathLike] = None, **config) -> List[Chunk]:
-    return _chunklab.chunk(text, source, **config)
+# A builtin: its docstring (the strategy catalog) is made by the extension at import, and no
+# Python frame re-packs the keyword arguments on every call.
+chunk = _chunklab.chunk
 
 
 def chunk_files(paths: Union[PathLike, Iterable[PathLike]], **config) -> List[Chunk]:
@@ -96,46 +97,7 @@ def parse(
     return _parse(path, parser=parser, encoding=encoding, lossy=lossy)
 
 
-def _options_doc() -> str:
-    """The strategies and options, from the catalog the CLI prints (``chunklab strategies``)."""
-    lines = ["Strategies (strategy=...):", ""]
-    for s in strategies():
-        lines.append(f"  {s['name']}: {s['summary']}")
-        for p in s["params"]:
-            lines.append(f"      {p['name']} (default {p['default']}): {p['help']}")
-    lines += [
-        "",
-        "Keyword arguments (the CLI's flags with _ for -; defaults as the CLI):",
-        "  " + ", ".join(config_keys()),
-        "",
-        "Besides the chunking keys: model, fetch (embedding model); parser, encoding, lossy,",
-        "include, exclude (reading); llm, llm_no_cache, llm_concurrency (language model);",
-        "context, context_prompt, context_max_tokens, context_fallback, context_doc_tokens",
-        "(contextual retrieval). breakpoint_amount is the CLI's --percentile/--threshold;",
-        "levels and separators are lists.",
-    ]
-    return "\n".join(lines)
-
-
-_OPTIONS = _options_doc()
-
-chunk.__doc__ = f"""Chunk a string with the chunklab pipeline.
-
-``source`` is an optional file name: its extension picks the parser (``"a.md"``, ``"b.html"``)
-and the chunks carry it as ``source`` and ``doc_id``; without it the content is sniffed as
-``chunklab chunk -`` does with stdin (``doc_id`` "stdin", ``source`` "-").
-
-Returns a list of :class:`Chunk` with ``text``, ``start_char``/``end_char`` (string indices:
-``text[c.start_char:c.end_char] == c.text``), ``start_byte``/``end_byte``, ``tokens`` (size in
-``unit``), ``headings``, ``page``, ``kind``, ... — the fields of ``chunklab chunk``'s JSONL
-(``to_dict()`` gives them all). The pipeline for one configuration is built once and cached;
-the GIL is released while chunking.
-
-Raises :class:`ConfigError` (``ValueError``) for a bad parameter, naming it, and
-:class:`ChunkError` when the text cannot be cut with the configuration.
-
-{_OPTIONS}
-"""
+_OPTIONS = _chunklab.options_doc()
 
 chunk_files.__doc__ = f"""Chunk files and directories (walked recursively in sorted order; hidden
 and .gitignored files skipped), in parallel with the GIL released, as ``chunklab chunk PATHS``.
