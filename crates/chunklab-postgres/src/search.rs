@@ -15,10 +15,13 @@
 //! chunks. While the query's terms' document frequencies sum to at most
 //! [`FullText::exact_below`] (20,000) every match is scored — any store of up to that many
 //! chunks, and rare-word queries on any store. Above it the candidates are bounded like
-//! Elasticsearch's common-terms query: terms in more than [`FullText::common_df`] chunks (exact
-//! counts from the statistics) are common; the candidates are the chunks holding a rare term
-//! (when every term is common: the chunks holding all of a field's terms), at most
-//! [`FullText::cap`], plus up to the depth other matches, all scored with every term. A chunk
+//! Elasticsearch's common-terms query: terms in more than [`FullText::common_df`] chunks and
+//! more than [`FullText::common_fraction`] of them (exact counts from the statistics) are
+//! common; the candidates are the chunks holding a rare term (when every term is common: the
+//! chunks holding all of a field's terms), at most [`FullText::cap`] or
+//! [`FullText::cap_fraction`] of the chunks, whichever is more, plus up to the depth other
+//! matches, all scored with every term. The bounds grow with the store so that the ranking
+//! stays that of every match scored (top-10 agreement 0.93-0.97 at 100k and 1M). A chunk
 //! that holds only common terms of a query that also has rare ones may then be missed — it
 //! scores low (common terms have a small IDF), which is why the bound costs little; measured in
 //! docs/PERFORMANCE.md "postgres". [`FullText::exact`] scores every match.
@@ -67,22 +70,51 @@ pub struct FullText {
     /// BM25: rank every match when the query's terms' document frequencies sum to at most
     /// this (the candidates are then at most this many), bounded only above it.
     pub exact_below: u64,
+    /// BM25: a term is common only above this fraction of the store's chunks too (the bound
+    /// grows with the store: an absolute 1,000 is 1 % of 100k chunks but 0.1 % of 1M, where
+    /// most query words became common and the top 10 agreed with the full ranking on 48 %).
+    pub common_fraction: f64,
+    /// BM25: the cap is at least this fraction of the store's chunks (over all shards; each of
+    /// N shards takes its N-th).
+    pub cap_fraction: f64,
 }
 
 impl Default for FullText {
     /// BM25; bounded when a query's terms are in more than 20,000 chunks together: at most
-    /// 4,000 candidates, terms in more than 1,000 chunks are common.
+    /// 4,000 candidates or 4 % of the chunks, terms in more than 1,000 chunks and 1 % of the
+    /// chunks are common (the proportions measured at 100k, kept at 1M: docs/PERFORMANCE.md
+    /// "postgres").
     fn default() -> FullText {
         FullText {
             ranking: Ranking::Bm25,
             cap: Some(4000),
             common_df: 1000.0,
             exact_below: 20_000,
+            common_fraction: 0.01,
+            cap_fraction: 0.04,
         }
     }
 }
 
 impl FullText {
+    /// The bounds one of `shards` shards uses: its share of the cap fraction (the chunk count
+    /// in BM25's weights is the whole store's).
+    pub fn for_shard_of(&self, shards: usize) -> FullText {
+        FullText {
+            cap_fraction: self.cap_fraction / shards.max(1) as f64,
+            ..*self
+        }
+    }
+
+    /// BM25's bounds for a store of `chunks` chunks: (common df, cap).
+    pub fn bounds(&self, chunks: i64, cap: usize) -> (f64, usize) {
+        let n = chunks.max(0) as f64;
+        (
+            self.common_df.max(self.common_fraction * n),
+            cap.max((self.cap_fraction * n) as usize),
+        )
+    }
+
     /// Rank every chunk that matches the query (unbounded).
     pub fn exact() -> FullText {
         FullText {
@@ -92,7 +124,8 @@ impl FullText {
     }
 
     /// The default, changed by `CHUNKLAB_PG_FULLTEXT=exact`, `CHUNKLAB_PG_FULLTEXT_CAP=N`,
-    /// `CHUNKLAB_PG_COMMON_DF=N`, `CHUNKLAB_PG_EXACT_BELOW=N` and
+    /// `CHUNKLAB_PG_COMMON_DF=N`, `CHUNKLAB_PG_EXACT_BELOW=N`, `CHUNKLAB_PG_COMMON_FRACTION=F`,
+    /// `CHUNKLAB_PG_CAP_FRACTION=F` (0 for absolute bounds only) and
     /// `CHUNKLAB_PG_RANKING=ts_rank_cd` in the environment (for measuring; values that do not
     /// parse are ignored).
     pub fn from_env() -> FullText {
@@ -106,6 +139,12 @@ impl FullText {
         }
         if let Some(n) = var("CHUNKLAB_PG_EXACT_BELOW").and_then(|v| v.parse().ok()) {
             ft.exact_below = n;
+        }
+        if let Some(f) = var("CHUNKLAB_PG_COMMON_FRACTION").and_then(|v| v.parse().ok()) {
+            ft.common_fraction = f;
+        }
+        if let Some(f) = var("CHUNKLAB_PG_CAP_FRACTION").and_then(|v| v.parse().ok()) {
+            ft.cap_fraction = f;
         }
         if var("CHUNKLAB_PG_FULLTEXT").as_deref() == Some("exact") {
             ft.cap = None;
@@ -179,11 +218,12 @@ fn bm25_sql(
             s = score("c"),
         );
     };
+    let (common_df, cap) = ft.bounds(w.docs, cap);
     let rare: Vec<String> = w
         .terms
         .iter()
         .zip(&w.df)
-        .filter(|(_, df)| **df as f64 <= ft.common_df)
+        .filter(|(_, df)| **df as f64 <= common_df)
         .map(|(t, _)| t.clone())
         .collect();
     let primary = if rare.is_empty() {
@@ -402,4 +442,29 @@ pub fn retrieve_with(
             }
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FullText;
+
+    #[test]
+    fn bounds_grow_with_the_store_and_split_over_shards() {
+        let ft = FullText::default();
+        // Small stores keep the absolute bounds.
+        assert_eq!(ft.bounds(2_000, 4_000), (1_000.0, 4_000));
+        assert_eq!(ft.bounds(100_000, 4_000), (1_000.0, 4_000));
+        // 1M chunks: the 100k proportions.
+        assert_eq!(ft.bounds(1_000_000, 4_000), (10_000.0, 40_000));
+        assert_eq!(
+            ft.for_shard_of(2).bounds(1_000_000, 4_000),
+            (10_000.0, 20_000)
+        );
+        let absolute = FullText {
+            common_fraction: 0.0,
+            cap_fraction: 0.0,
+            ..FullText::default()
+        };
+        assert_eq!(absolute.bounds(1_000_000, 4_000), (1_000.0, 4_000));
+    }
 }

@@ -264,6 +264,7 @@ impl ChunkStore for ShardedStore {
             }
         };
         let weights = weights.as_ref();
+        let n_shards = self.shards.len();
         // Each shard: its candidates per retriever and their rows, in one read transaction.
         let per_shard: Vec<Result<ShardAnswer, Error>> = std::thread::scope(|s| {
             let handles: Vec<_> = self
@@ -282,7 +283,7 @@ impl ChunkStore for ShardedStore {
                                     m,
                                     vector,
                                     plan.depth,
-                                    shard.full_text(),
+                                    &shard.full_text().for_shard_of(n_shards),
                                     weights,
                                 )?);
                             }
