@@ -42,22 +42,13 @@ impl PyErrKind {
 /// Takes the same keyword arguments as `chunklab.chunk` (the CLI's flags, `_` for `-`); the
 /// configuration is checked and models are loaded once, here.
 #[pyclass(module = "chunklab", frozen, name = "Chunker")]
+#[derive(Clone)]
 pub struct Chunker {
     pipeline: Arc<Pipeline>,
     /// The chunker's configuration string (part of every chunk id), made once.
     chunk_config: Arc<str>,
     /// The size unit's name, shared by every chunk.
     unit: Arc<str>,
-}
-
-impl Clone for Chunker {
-    fn clone(&self) -> Self {
-        Chunker {
-            pipeline: self.pipeline.clone(),
-            chunk_config: self.chunk_config.clone(),
-            unit: self.unit.clone(),
-        }
-    }
 }
 
 /// The pipelines built by `chunklab.chunk(...)` calls, newest last, so repeated calls with one
@@ -98,22 +89,51 @@ pub fn pipeline_for(py: Python<'_>, cfg: PipelineConfig) -> PyResult<Arc<Pipelin
 /// [`chunker_for_kwargs`] (a copy, without the skipped keys), and that chunker.
 static LAST: Mutex<Option<(Py<PyDict>, Chunker)>> = Mutex::new(None);
 
-/// Are `a` and `b` the same configuration value: of the same type and equal, item by item for
-/// lists and tuples (so `512.0` or `True` never pass for a `512` or `1` that built a chunker).
+/// Are `a` (this call's) and `b` (a remembered snapshot's) the same configuration value: of
+/// the same type and equal, item by item for lists and tuples (so `512.0` or `True` never pass
+/// for a `512` or `1` that built a chunker). Only `str`, `int`, `float`, `bool`, `None` and
+/// lists/tuples of them compare; anything else (a path-like object, a dict) never does, and
+/// takes the checked path.
 fn same_value(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> bool {
-    if a.is(b) {
-        return true;
-    }
     if !a.get_type().is(b.get_type()) {
         return false;
     }
-    if let (Ok(x), Ok(y)) = (a.cast::<PyList>(), b.cast::<PyList>()) {
-        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(i, j)| same_value(&i, &j));
+    if let (Some(x), Some(y)) = (items(a), items(b)) {
+        return x.len() == y.len() && x.iter().zip(&y).all(|(i, j)| same_value(i, j));
     }
-    if let (Ok(x), Ok(y)) = (a.cast::<PyTuple>(), b.cast::<PyTuple>()) {
-        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(i, j)| same_value(&i, &j));
+    let plain = a.is_none()
+        || a.is_instance_of::<PyString>()
+        || a.is_instance_of::<pyo3::types::PyInt>()
+        || a.is_instance_of::<pyo3::types::PyFloat>();
+    plain && a.eq(b).unwrap_or(false)
+}
+
+/// The items of a list or tuple.
+fn items<'py>(x: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyAny>>> {
+    if let Ok(l) = x.cast::<PyList>() {
+        return Some(l.iter().collect());
     }
-    a.eq(b).unwrap_or(false)
+    x.cast::<PyTuple>().ok().map(|t| t.iter().collect())
+}
+
+/// A copy of a keyword argument's value that the caller cannot change afterwards (lists are
+/// copied, item by item; a list mutated after a call must not match its old snapshot).
+fn snapshot<'py>(v: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if let Ok(l) = v.cast::<PyList>() {
+        let items = l
+            .iter()
+            .map(|i| snapshot(&i))
+            .collect::<PyResult<Vec<_>>>()?;
+        return Ok(PyList::new(v.py(), items)?.into_any());
+    }
+    if let Ok(t) = v.cast::<PyTuple>() {
+        let items = t
+            .iter()
+            .map(|i| snapshot(&i))
+            .collect::<PyResult<Vec<_>>>()?;
+        return Ok(PyTuple::new(v.py(), items)?.into_any());
+    }
+    Ok(v.clone())
 }
 
 /// Is the keyword `k` one of `skip`?
@@ -179,7 +199,7 @@ pub fn chunker_for_kwargs(
     if let Some(kw) = kwargs {
         for (k, v) in kw.iter() {
             if !skipped(&k, skip) {
-                copy.set_item(k, v)?;
+                copy.set_item(k, snapshot(&v)?)?;
             }
         }
     }

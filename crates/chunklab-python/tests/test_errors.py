@@ -144,3 +144,13 @@ def test_a_repeated_call_reuses_its_chunker_only_for_the_same_values():
     a = [c.end_char for c in chunklab.chunk("tekst " * 50, strategy="recursive", size=40)]
     b = [c.end_char for c in chunklab.chunk("tekst " * 50, strategy="recursive", size=41)]
     assert a != b
+
+
+def test_a_list_changed_after_a_call_is_not_taken_for_the_old_one():
+    text = "een twee drie vier vijf zes zeven acht negen tien " * 4
+    seps = ["\n"]
+    first = [c.end_char for c in chunklab.chunk(text, strategy="recursive", size=20, separators=seps)]
+    seps.append(" ")
+    second = [c.end_char for c in chunklab.chunk(text, strategy="recursive", size=20, separators=seps)]
+    fresh = [c.end_char for c in chunklab.chunk(text, strategy="recursive", size=20, separators=["\n", " "])]
+    assert second == fresh and second != first
