@@ -80,9 +80,10 @@ dict_for() {
 
 # glibc malloc: keep freed memory for reuse instead of returning it to the kernel at every free
 # (mmap threshold 32 MB, trim threshold 1 GB, one arena). `index_open` rebuilds a tantivy index in
-# memory for every input that damages BM25, and each rebuild's fresh 32 MB writer arena cost page
-# faults and madvise calls: 30 -> 42 exec/s with this. The code run is the same; set
-# GLIBC_TUNABLES yourself to override.
+# memory for every input that damages BM25, and each rebuild's fresh writer arena cost page
+# faults and madvise calls: 30 -> 42 exec/s with this (with the 32 MB writer of that time; it is
+# 15 MB and one thread per pool since). The code run is the same; set GLIBC_TUNABLES yourself to
+# override.
 export GLIBC_TUNABLES="${GLIBC_TUNABLES:-glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824:glibc.malloc.arena_max=1}"
 
 declare -A execs speed corpus crashes status

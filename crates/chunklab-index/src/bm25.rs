@@ -187,17 +187,36 @@ impl Bm25 {
         Ok(bm25)
     }
 
-    /// An empty in-memory BM25 index (readers rebuild into one when the disk copy lags).
+    /// An empty in-memory BM25 index (readers rebuild into one when the disk copy lags or is
+    /// damaged). Its writer is small — one indexing thread, one merge thread and tantivy's
+    /// minimum budget (15 MB, a segment per 15 MB of postings) — because a reader pays for it on
+    /// every open that rebuilds; [`Bm25::close_writer`] ends it once the rebuild is committed.
     pub fn in_memory() -> Result<Bm25> {
         let (schema, fields) = schema();
         let index = tantivy::Index::create_in_ram(schema);
         let mut bm25 = Self::wrap(index, fields, PathBuf::from("<memory>"))?;
+        // The builder's default budget is tantivy's minimum.
+        let options = tantivy::indexer::IndexWriterOptions::builder()
+            .num_worker_threads(1)
+            .num_merge_threads(1)
+            .build();
         let writer = bm25
             .index
-            .writer_with_num_threads(1, 32 << 20)
+            .writer_with_options(options)
             .map_err(Self::err(&bm25.path))?;
         bm25.writer = Some(writer);
         Ok(bm25)
+    }
+
+    /// End writing: wait for the writer's threads and free its memory. Searches go on; `add`,
+    /// `remove_doc`, `clear` and `commit` are no longer allowed. Call it after the last commit.
+    pub fn close_writer(&mut self) -> Result<()> {
+        if let Some(writer) = self.writer.take() {
+            writer
+                .wait_merging_threads()
+                .map_err(Self::err(&self.path))?;
+        }
+        Ok(())
     }
 
     /// The store generation of the last commit, from the commit payload.

@@ -69,6 +69,7 @@
 
 pub mod bm25;
 mod check;
+mod checksum;
 mod error;
 pub mod filter;
 pub mod fusion;
@@ -341,6 +342,7 @@ impl Index {
                 let mut b = Bm25::in_memory()?;
                 fill_bm25(&b, &store)?;
                 b.commit(manifest.generation)?;
+                b.close_writer()?;
                 b
             }
         };

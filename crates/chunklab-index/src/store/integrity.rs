@@ -3,8 +3,6 @@
 //! opened and pinned to the documents it affects when a record is read.
 
 use crate::error::{io, Result};
-use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Damage found in a store file, and the live documents it affects.
@@ -48,21 +46,9 @@ pub(crate) fn hash(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
 }
 
-/// Length and BLAKE3 (hex) of a file, read in blocks.
+/// Length and BLAKE3 (hex) of a file.
 pub(crate) fn hash_file(path: &Path) -> Result<(u64, String)> {
-    let mut f = File::open(path).map_err(io(path))?;
-    let mut hasher = blake3::Hasher::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut len = 0u64;
-    loop {
-        let n = f.read(&mut buf).map_err(io(path))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        len += n as u64;
-    }
-    Ok((len, hasher.finalize().to_hex().to_string()))
+    crate::checksum::blake3_file(path).map_err(io(path))
 }
 
 /// Why the file at `path` does not match the manifest's length and hash (the hash is only

@@ -16,7 +16,7 @@
 //! handed to C++ code.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -141,20 +141,7 @@ pub(crate) fn seal(path: &Path) -> Result<FileEntry> {
 }
 
 fn hash_file(path: &Path) -> Result<(u64, String)> {
-    let file = File::open(path).map_err(io_error(path))?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut hasher = blake3::Hasher::new();
-    let mut buffer = vec![0u8; 1 << 20];
-    let mut bytes = 0u64;
-    loop {
-        let read = reader.read(&mut buffer).map_err(io_error(path))?;
-        if read == 0 {
-            break;
-        }
-        hasher.update(&buffer[..read]);
-        bytes += read as u64;
-    }
-    Ok((bytes, hasher.finalize().to_hex().to_string()))
+    crate::checksum::blake3_file(path).map_err(io_error(path))
 }
 
 /// Atomically makes `manifest` the current version of `dir`, then deletes data files of other
