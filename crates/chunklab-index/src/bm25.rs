@@ -96,6 +96,10 @@ fn schema() -> (Schema, Fields) {
     (b.build(), Fields { key, doc_id, text })
 }
 
+/// Up to this much chunk text, [`Bm25::rebuilt_in_memory`] builds one segment on the calling
+/// thread; above it, a budgeted `IndexWriter`.
+pub const SMALL_REBUILD_BYTES: usize = 8 << 20;
+
 /// The BM25 index of an index directory (or in memory).
 pub struct Bm25 {
     index: tantivy::Index,
@@ -219,6 +223,49 @@ impl Bm25 {
         Ok(())
     }
 
+    /// A read-only in-memory BM25 index of `chunks` (each with its document's language), as a
+    /// reader rebuilds it when the disk copy lags or is damaged; `text_bytes` is about how much
+    /// text they hold. Up to [`SMALL_REBUILD_BYTES`] of text it is built as one segment on the
+    /// calling thread with a hash table sized to the text (tantivy's `IndexWriter` starts threads
+    /// and sizes its table to a 15 MB minimum budget, then walks all of it at the commit: most
+    /// of the time a small rebuild took); larger stores go through [`Bm25::in_memory`], whose
+    /// budget bounds the memory. No commit payload is set: the generation is the store's.
+    pub fn rebuilt_in_memory<'a>(
+        chunks: impl IntoIterator<Item = (&'a ChunkRecord, &'a str)>,
+        text_bytes: usize,
+        generation: u64,
+    ) -> Result<Bm25> {
+        if text_bytes > SMALL_REBUILD_BYTES {
+            let mut bm25 = Self::in_memory()?;
+            for (chunk, lang) in chunks {
+                bm25.add(chunk, lang)?;
+            }
+            bm25.commit(generation)?;
+            bm25.close_writer()?;
+            return Ok(bm25);
+        }
+        let (schema, fields) = schema();
+        let bm25 = Self::wrap(
+            tantivy::Index::create_in_ram(schema),
+            fields,
+            PathBuf::from("<memory>"),
+        )?;
+        // tantivy sizes the table to a third of the budget (at least 1,024 slots) and grows it
+        // as needed; the budget does not limit a single segment's size.
+        let budget = (text_bytes * 4).clamp(64 << 10, 16 << 20);
+        let mut writer =
+            tantivy::SingleSegmentIndexWriter::<TantivyDocument>::new(bm25.index.clone(), budget)
+                .map_err(Self::err(&bm25.path))?;
+        for (chunk, lang) in chunks {
+            writer
+                .add_document(bm25.document(chunk, lang))
+                .map_err(Self::err(&bm25.path))?;
+        }
+        writer.finalize().map_err(Self::err(&bm25.path))?;
+        bm25.reader.reload().map_err(Self::err(&bm25.path))?;
+        Ok(bm25)
+    }
+
     /// The store generation of the last commit, from the commit payload.
     pub fn generation(&self) -> Result<Option<u64>> {
         let metas = self.index.load_metas().map_err(Self::err(&self.path))?;
@@ -231,25 +278,31 @@ impl Bm25 {
 
     /// Index a chunk of a document analyzed as `lang`.
     pub fn add(&self, chunk: &ChunkRecord, lang: &str) -> Result<()> {
+        self.writer()
+            .add_document(self.document(chunk, lang))
+            .map_err(Self::err(&self.path))?;
+        Ok(())
+    }
+
+    /// The tantivy document of a chunk: its key, its document id and, in the field analyzed for
+    /// `lang`, the context (if any), the heading path and the text — contextual BM25 searches
+    /// all three.
+    fn document(&self, chunk: &ChunkRecord, lang: &str) -> TantivyDocument {
         let field = if lang == "nl" {
             self.fields.text[1]
         } else {
             self.fields.text[0]
         };
-        // Contextual BM25: the context (if any) and the heading path are searchable with the text.
         let mut text = chunk.context.clone().unwrap_or_default();
         text.push('\n');
         text.push_str(&chunk.headings.join(" / "));
         text.push('\n');
         text.push_str(&chunk.text);
-        self.writer()
-            .add_document(doc!(
-                self.fields.key => chunk.key,
-                self.fields.doc_id => chunk.doc_id.as_str(),
-                field => text,
-            ))
-            .map_err(Self::err(&self.path))?;
-        Ok(())
+        doc!(
+            self.fields.key => chunk.key,
+            self.fields.doc_id => chunk.doc_id.as_str(),
+            field => text,
+        )
     }
 
     /// Delete every chunk of a document.
@@ -460,4 +513,71 @@ fn verify_unguarded(dir: &Path, generation: u64, chunks: usize) -> Vec<(PathBuf,
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(key: u64, doc: &str, text: &str) -> ChunkRecord {
+        serde_json::from_value(serde_json::json!({
+            "key": key, "id": format!("c{key}"), "doc_id": doc, "source": "t", "text": text,
+            "start_byte": 0, "end_byte": text.len(), "start_char": 0, "end_char": text.len(),
+            "index": 0, "tokens": 0, "headings": ["Artikel 3"],
+        }))
+        .unwrap()
+    }
+
+    /// The one-segment rebuild ranks exactly as the budgeted writer does (same scores, same
+    /// order), in both languages, headings included.
+    #[test]
+    fn small_rebuild_scores_equal_the_writer_path() {
+        let words = [
+            "windenergie",
+            "motie",
+            "aangenomen",
+            "raad",
+            "parkeervergunning",
+            "tarief",
+            "wind",
+            "turbine",
+            "energy",
+            "council",
+            "motion",
+            "passed",
+            "permit",
+            "fee",
+        ];
+        let chunks: Vec<ChunkRecord> = (0..300u64)
+            .map(|k| {
+                let text: Vec<&str> = (0..(5 + k % 17))
+                    .map(|i| words[((k * 7 + i * 13) % words.len() as u64) as usize])
+                    .collect();
+                chunk(k, &format!("d{}", k / 5), &text.join(" "))
+            })
+            .collect();
+        let langs = |c: &ChunkRecord| if c.key % 2 == 0 { "nl" } else { "en" };
+        let pairs = || chunks.iter().map(|c| (c, langs(c)));
+        let small = Bm25::rebuilt_in_memory(pairs(), 4096, 7).unwrap();
+        let large = Bm25::rebuilt_in_memory(pairs(), SMALL_REBUILD_BYTES + 1, 7).unwrap();
+        assert!(large.writer.is_none() && small.writer.is_none());
+        for q in [
+            "windenergie motie",
+            "parking permit fee",
+            "artikel",
+            "raad turbine",
+            "nope",
+        ] {
+            let a = small.search(q, 20, None).unwrap();
+            let b = large.search(q, 20, None).unwrap();
+            assert_eq!(a.len(), b.len(), "{q}");
+            for ((ka, sa), (kb, sb)) in a.iter().zip(&b) {
+                assert_eq!(ka, kb, "{q}");
+                assert!((sa - sb).abs() < 1e-5, "{q}: {sa} vs {sb}");
+            }
+            if q != "nope" {
+                assert!(!a.is_empty(), "{q}");
+            }
+        }
+    }
 }

@@ -339,11 +339,10 @@ impl Index {
             Ok(b) if b.generation()? == Some(manifest.generation) => b,
             _ => {
                 repairs.bm25_rebuilt = true;
-                let mut b = Bm25::in_memory()?;
-                fill_bm25(&b, &store)?;
-                b.commit(manifest.generation)?;
-                b.close_writer()?;
-                b
+                let chunks = store.chunks();
+                let text_bytes = chunks.iter().map(|c| c.text.len()).sum();
+                let langs = chunks.iter().map(|&c| (c, chunk_lang(&store, c)));
+                Bm25::rebuilt_in_memory(langs, text_bytes, manifest.generation)?
             }
         };
         let (vectors, loaded) = snapshot::load(dir, &store, manifest.generation)?;
@@ -526,13 +525,17 @@ fn parent_keys(store: &Store) -> HashSet<u64> {
 /// Add every live chunk of `store` to `bm25` (uncommitted).
 pub(crate) fn fill_bm25(bm25: &Bm25, store: &Store) -> Result<()> {
     for c in store.chunks() {
-        let lang = store
-            .doc(&c.doc_id)
-            .map(|d| d.record.lang.as_str())
-            .unwrap_or("en");
-        bm25.add(c, lang)?;
+        bm25.add(c, chunk_lang(store, c))?;
     }
     Ok(())
+}
+
+/// The language a chunk's BM25 text is analyzed in: its document's (English when unknown).
+fn chunk_lang<'a>(store: &'a Store, chunk: &ChunkRecord) -> &'a str {
+    store
+        .doc(&chunk.doc_id)
+        .map(|d| d.record.lang.as_str())
+        .unwrap_or("en")
 }
 
 /// Remove a directory tree if it exists.
