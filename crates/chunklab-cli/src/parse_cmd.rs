@@ -162,7 +162,7 @@ fn outline(doc: &ParsedDocument, source: &str, out: &mut dyn Write) -> std::io::
             Some(_) => excerpt(doc.title_of(e)),
             None => excerpt(&doc.text[e.start..e.end]),
         };
-        if let Some(s) = &e.symbol {
+        if let Some(s) = e.symbol() {
             line = format!("[{s}] {line}");
         }
         writeln!(

@@ -65,33 +65,81 @@ impl ElementKind {
 }
 
 /// One element: a kind and a byte span of [`ParsedDocument::text`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// Kept small (48 bytes): a document of tiny paragraphs has one element per ~10 bytes of text,
+/// so the element list, not the text, decides the memory of a parse. The strings only code
+/// elements and markup headings carry live in one boxed side struct, read through
+/// [`Element::symbol`], [`Element::code_kind`], [`Element::language`] and [`Element::title`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct Element {
-    #[serde(flatten)]
     pub kind: ElementKind,
     /// Byte range into the extracted text (end exclusive, char boundaries).
     pub start: usize,
     pub end: usize,
     /// 1-based page number, for formats with pages.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<u32>,
     /// 1-based inclusive line range in the source file (Markdown, HTML, reST, code).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lines: Option<(u32, u32)>,
-    /// For code: the symbol path (`impl Parser::parse`, `class Foo.bar`).
+    /// The rare strings; `None` when all of them are (never a box of `None`s, so equality holds).
+    extra: Option<Box<ElementExtra>>,
+}
+
+/// The rarely set strings of an [`Element`], boxed so that the common element stays small.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct ElementExtra {
+    symbol: Option<String>,
+    code_kind: Option<String>,
+    language: Option<String>,
+    title: Option<String>,
+}
+
+impl ElementExtra {
+    fn is_empty(&self) -> bool {
+        self.symbol.is_none()
+            && self.code_kind.is_none()
+            && self.language.is_none()
+            && self.title.is_none()
+    }
+}
+
+/// The serialized form of an [`Element`]: the fields in their historical order, kind flattened
+/// (`"type"` first), absent options left out — the JSON of `chunklab parse` does not change with
+/// the in-memory layout.
+#[derive(Serialize)]
+struct ElementOut<'a> {
+    #[serde(flatten)]
+    kind: &'a ElementKind,
+    start: usize,
+    end: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub symbol: Option<String>,
-    /// For code: the syntax-tree node kind (`function`, `method`, `class`, `impl`, `module`) and
-    /// the language.
+    page: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub code_kind: Option<String>,
+    lines: Option<(u32, u32)>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub language: Option<String>,
-    /// Display text of a title or heading whose span includes markup (Markdown `#` markers and
-    /// setext underlines, reST adornments); `None` means the trimmed span text is the title. Read
-    /// it through [`ParsedDocument::title_of`].
+    symbol: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    code_kind: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    language: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+}
+
+impl Serialize for Element {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ElementOut {
+            kind: &self.kind,
+            start: self.start,
+            end: self.end,
+            page: self.page,
+            lines: self.lines,
+            symbol: self.symbol(),
+            code_kind: self.code_kind(),
+            language: self.language(),
+            title: self.title(),
+        }
+        .serialize(s)
+    }
 }
 
 impl Element {
@@ -103,10 +151,7 @@ impl Element {
             end,
             page: None,
             lines: None,
-            symbol: None,
-            code_kind: None,
-            language: None,
-            title: None,
+            extra: None,
         }
     }
 
@@ -120,9 +165,78 @@ impl Element {
         self
     }
 
+    /// For code: the symbol path (`impl Parser::parse`, `class Foo.bar`).
+    pub fn symbol(&self) -> Option<&str> {
+        self.extra.as_ref()?.symbol.as_deref()
+    }
+
+    /// For code: the syntax-tree node kind (`function`, `method`, `class`, `impl`, `module`).
+    pub fn code_kind(&self) -> Option<&str> {
+        self.extra.as_ref()?.code_kind.as_deref()
+    }
+
+    /// For code (units, fenced blocks): the language.
+    pub fn language(&self) -> Option<&str> {
+        self.extra.as_ref()?.language.as_deref()
+    }
+
+    /// Display text of a title or heading whose span includes markup (Markdown `#` markers and
+    /// setext underlines, reST adornments); `None` means the trimmed span text is the title. Read
+    /// it through [`ParsedDocument::title_of`], which falls back to the span.
+    pub fn title(&self) -> Option<&str> {
+        self.extra.as_ref()?.title.as_deref()
+    }
+
+    /// Change the side struct, dropping it when nothing is left in it.
+    fn edit_extra(&mut self, f: impl FnOnce(&mut ElementExtra)) {
+        let extra = self.extra.get_or_insert_with(Box::default);
+        f(extra);
+        if extra.is_empty() {
+            self.extra = None;
+        }
+    }
+
+    /// Set or clear the symbol path.
+    pub fn set_symbol(&mut self, symbol: Option<String>) {
+        self.edit_extra(|x| x.symbol = symbol);
+    }
+
+    /// Set or clear the syntax-tree node kind.
+    pub fn set_code_kind(&mut self, code_kind: Option<String>) {
+        self.edit_extra(|x| x.code_kind = code_kind);
+    }
+
+    /// Set or clear the language.
+    pub fn set_language(&mut self, language: Option<String>) {
+        self.edit_extra(|x| x.language = language);
+    }
+
+    /// Set or clear the display text of a heading whose span includes markup.
+    pub fn set_title(&mut self, title: Option<String>) {
+        self.edit_extra(|x| x.title = title);
+    }
+
+    /// Set the symbol path.
+    pub fn with_symbol(mut self, symbol: impl Into<String>) -> Self {
+        self.set_symbol(Some(symbol.into()));
+        self
+    }
+
+    /// Set the syntax-tree node kind.
+    pub fn with_code_kind(mut self, code_kind: impl Into<String>) -> Self {
+        self.set_code_kind(Some(code_kind.into()));
+        self
+    }
+
+    /// Set the language.
+    pub fn with_language(mut self, language: impl Into<String>) -> Self {
+        self.set_language(Some(language.into()));
+        self
+    }
+
     /// Set the display text of a heading whose span includes markup.
     pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
+        self.set_title(Some(title.into()));
         self
     }
 }
@@ -182,7 +296,7 @@ impl ParsedDocument {
     /// assert_eq!(doc.title_of(&doc.elements[1]), "Artikel 3");
     /// ```
     pub fn title_of<'a>(&'a self, e: &'a Element) -> &'a str {
-        match &e.title {
+        match e.title() {
             Some(t) => t,
             None => self
                 .text
@@ -197,5 +311,62 @@ impl ParsedDocument {
     pub fn page_at(&self, b: usize) -> Option<u32> {
         let i = self.elements.partition_point(|e| e.start <= b);
         self.elements[..i].iter().rev().find_map(|e| e.page)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A document of tiny paragraphs holds one element per ~10 bytes of text: the element size is
+    /// the memory of such a parse, so it must not silently grow back (it was 136 bytes with the
+    /// rare strings inline).
+    #[test]
+    fn element_is_48_bytes() {
+        assert!(
+            std::mem::size_of::<Element>() <= 48,
+            "{}",
+            std::mem::size_of::<Element>()
+        );
+    }
+
+    #[test]
+    fn serializes_fields_in_order_and_skips_absent_ones() {
+        let plain = Element::new(ElementKind::Paragraph, 3, 9).with_page(2);
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            r#"{"type":"paragraph","start":3,"end":9,"page":2}"#
+        );
+        let code = Element::new(ElementKind::Code, 0, 40)
+            .with_lines(1, 4)
+            .with_language("rust")
+            .with_code_kind("function")
+            .with_symbol("add")
+            .with_title("x");
+        assert_eq!(
+            serde_json::to_string(&code).unwrap(),
+            r#"{"type":"code","start":0,"end":40,"lines":[1,4],"symbol":"add","code_kind":"function","language":"rust","title":"x"}"#
+        );
+        let heading =
+            Element::new(ElementKind::Heading { level: 2 }, 0, 12).with_title("Artikel 3");
+        assert_eq!(
+            serde_json::to_string(&heading).unwrap(),
+            r#"{"type":"heading","level":2,"start":0,"end":12,"title":"Artikel 3"}"#
+        );
+    }
+
+    #[test]
+    fn clearing_the_last_rare_string_drops_the_box() {
+        let mut e = Element::new(ElementKind::Code, 0, 5).with_symbol("f");
+        assert_eq!(
+            (e.symbol(), e.code_kind(), e.language(), e.title()),
+            (Some("f"), None, None, None)
+        );
+        e.set_language(Some("python".into()));
+        e.set_symbol(None);
+        assert_eq!(e.language(), Some("python"));
+        e.set_language(None);
+        assert!(e.extra.is_none());
+        assert_eq!(e, Element::new(ElementKind::Code, 0, 5));
     }
 }

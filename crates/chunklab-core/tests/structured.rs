@@ -73,7 +73,7 @@ fn document(blocks: &[Block], noise: bool) -> ParsedDocument {
                     &marked,
                     page,
                 );
-                els.last_mut().unwrap().title = Some(t.clone());
+                els.last_mut().unwrap().set_title(Some(t.clone()));
             }
             // Some paragraphs run over several lines, so chunks start and end inside them.
             Block::Paragraph(t) => {

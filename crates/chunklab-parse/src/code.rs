@@ -38,8 +38,8 @@ use tree_sitter::Node;
 /// let doc = CodeParser::new().parse(src.as_bytes(), Path::new("lib.rs"), &Limits::default()).unwrap();
 /// assert_eq!(doc.format, "code:rust");
 /// let f = &doc.elements[0];
-/// assert_eq!(f.symbol.as_deref(), Some("add"));
-/// assert_eq!(f.code_kind.as_deref(), Some("function"));
+/// assert_eq!(f.symbol(), Some("add"));
+/// assert_eq!(f.code_kind(), Some("function"));
 /// assert_eq!(f.lines, Some((1, 4)));
 /// assert!(doc.text[f.start..f.end].starts_with("/// Adds."));
 /// ```
@@ -102,9 +102,9 @@ impl Parser for CodeParser {
 /// use chunklab_parse::code::{parse_code, CodeLanguage};
 /// let src = "class Cart:\n    def add(self, item):\n        self.items.append(item)\n";
 /// let doc = parse_code(src, CodeLanguage::Python, &Default::default()).unwrap();
-/// let symbols: Vec<_> = doc.elements.iter().map(|e| e.symbol.as_deref().unwrap()).collect();
+/// let symbols: Vec<_> = doc.elements.iter().map(|e| e.symbol().unwrap()).collect();
 /// assert_eq!(symbols, ["Cart", "Cart.add"]);
-/// assert_eq!(doc.elements[1].code_kind.as_deref(), Some("method"));
+/// assert_eq!(doc.elements[1].code_kind(), Some("method"));
 /// ```
 pub fn parse_code(
     text: &str,
@@ -472,9 +472,9 @@ impl<'a> Walker<'a> {
     ) -> Element {
         let (first, last) = self.lines.lines(start, end);
         let mut e = Element::new(ElementKind::Code, start, end).with_lines(first, last);
-        e.code_kind = Some(kind.to_string());
-        e.symbol = symbol;
-        e.language = Some(language.to_string());
+        e.set_code_kind(Some(kind.to_string()));
+        e.set_symbol(symbol);
+        e.set_language(Some(language.to_string()));
         e
     }
 }

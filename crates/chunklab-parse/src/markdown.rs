@@ -32,7 +32,7 @@ use std::path::Path;
 ///     .collect();
 /// assert_eq!(headings, [("Vergunningen", (4, 4)), ("Artikel 3", (8, 8))]);
 /// let code = doc.elements.iter().find(|e| e.kind == ElementKind::Code).unwrap();
-/// assert_eq!(code.language.as_deref(), Some("sql"));
+/// assert_eq!(code.language(), Some("sql"));
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MarkdownParser;
@@ -95,11 +95,12 @@ pub fn parse_markdown(text: &str, limits: &Limits) -> ParsedDocument {
                     if let Some(kind) = kind {
                         if let Some(mut e) = element(text, &lines, kind, range.start, range.end) {
                             if let Tag::CodeBlock(CodeBlockKind::Fenced(info)) = &tag {
-                                e.language = info
-                                    .split_whitespace()
-                                    .next()
-                                    .map(|l| l.trim_matches(['{', '}', '.']).to_string())
-                                    .filter(|l| !l.is_empty());
+                                e.set_language(
+                                    info.split_whitespace()
+                                        .next()
+                                        .map(|l| l.trim_matches(['{', '}', '.']).to_string())
+                                        .filter(|l| !l.is_empty()),
+                                );
                             }
                             elements.push(e);
                         } else if heading.as_ref().is_some_and(|h| h.0 == elements.len()) {
@@ -136,7 +137,7 @@ pub fn parse_markdown(text: &str, limits: &Limits) -> ParsedDocument {
                 if stack.is_empty() {
                     if let (TagEnd::Heading(_), Some((i, title))) = (end, heading.take()) {
                         if let Some(e) = elements.get_mut(i) {
-                            e.title = Some(clean_heading(&title));
+                            e.set_title(Some(clean_heading(&title)));
                         }
                     }
                     if let (TagEnd::MetadataBlock(_), Some(yaml)) = (end, front_matter.take()) {
@@ -173,7 +174,7 @@ pub fn parse_markdown(text: &str, limits: &Limits) -> ParsedDocument {
         let h1 = elements
             .iter()
             .find(|e| e.kind == ElementKind::Heading { level: 1 })
-            .and_then(|e| e.title.clone())
+            .and_then(|e| e.title().map(str::to_string))
             .filter(|t| !t.is_empty());
         if let Some(t) = h1 {
             metadata.insert("title".into(), t);
@@ -270,7 +271,7 @@ mod tests {
                 ("other", "[ref]: https://example.org"),
             ]
         );
-        assert_eq!(doc.elements[0].title.as_deref(), Some("Titel"));
+        assert_eq!(doc.elements[0].title(), Some("Titel"));
         assert_eq!(doc.elements[5].kind, ElementKind::TableRow { header: true });
         assert_eq!(
             doc.elements[6].kind,
@@ -289,9 +290,9 @@ mod tests {
         assert!(!doc.metadata.contains_key("tags"));
         assert_eq!(doc.elements[0].kind, ElementKind::Other);
         assert!(doc.text[doc.elements[0].start..doc.elements[0].end].starts_with("---\ntitle"));
-        assert_eq!(doc.elements[1].language.as_deref(), Some("rust"));
+        assert_eq!(doc.elements[1].language(), Some("rust"));
         assert_eq!(doc.elements[2].kind, ElementKind::Code);
-        assert_eq!(doc.elements[2].language, None);
+        assert_eq!(doc.elements[2].language(), None);
     }
 
     #[test]

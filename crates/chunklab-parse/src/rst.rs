@@ -100,7 +100,7 @@ pub fn parse_rst(text: &str) -> ParsedDocument {
                 let body = indented_end(&lines, end, line.indent);
                 if let Some(mut e) = el(ElementKind::Code, i, body.max(end)) {
                     let arg = t.split_once("::").map(|(_, a)| a.trim()).unwrap_or("");
-                    e.language = arg.split_whitespace().next().map(str::to_string);
+                    e.set_language(arg.split_whitespace().next().map(str::to_string));
                     elements.push(e);
                 }
                 i = body.max(end);
@@ -112,7 +112,7 @@ pub fn parse_rst(text: &str) -> ParsedDocument {
         }
         if t.starts_with(">>>") {
             if let Some(mut e) = el(ElementKind::Code, i, end) {
-                e.language = Some("pycon".into());
+                e.set_language(Some("pycon".into()));
                 elements.push(e);
             }
             i = end;
@@ -152,7 +152,7 @@ pub fn parse_rst(text: &str) -> ParsedDocument {
     finish(text, &index, &mut elements);
     let mut metadata = BTreeMap::new();
     if let Some(t) = elements.iter().find(|e| e.kind.heading_level() == Some(1)) {
-        metadata.insert("title".into(), t.title.clone().unwrap_or_default());
+        metadata.insert("title".into(), t.title().unwrap_or_default().to_string());
     }
     ParsedDocument {
         text: text.to_string(),
@@ -319,7 +319,7 @@ mod tests {
                 ("paragraph", None, "Slot."),
             ]
         );
-        assert_eq!(doc.elements[6].language.as_deref(), Some("python"));
+        assert_eq!(doc.elements[6].language(), Some("python"));
         assert_eq!(doc.elements[0].lines, Some((1, 2)));
         assert_eq!(doc.metadata["title"], "Hoofd");
     }

@@ -27,22 +27,19 @@ fn fixture(name: &str) -> ParsedDocument {
 fn unit<'d>(doc: &'d ParsedDocument, symbol: &str) -> &'d Element {
     doc.elements
         .iter()
-        .find(|e| e.symbol.as_deref() == Some(symbol))
+        .find(|e| e.symbol() == Some(symbol))
         .unwrap_or_else(|| panic!("no unit {symbol:?} in {:?}", symbols(doc)))
 }
 
 fn symbols(doc: &ParsedDocument) -> Vec<&str> {
-    doc.elements
-        .iter()
-        .filter_map(|e| e.symbol.as_deref())
-        .collect()
+    doc.elements.iter().filter_map(|e| e.symbol()).collect()
 }
 
 /// Kind, first and last line of the unit with this symbol.
 fn facts(doc: &ParsedDocument, symbol: &str) -> (String, u32, u32) {
     let e = unit(doc, symbol);
     let (a, b) = e.lines.expect("code elements have lines");
-    (e.code_kind.clone().unwrap(), a, b)
+    (e.code_kind().map(str::to_string).unwrap(), a, b)
 }
 
 fn text_of<'d>(doc: &'d ParsedDocument, e: &Element) -> &'d str {
@@ -66,7 +63,7 @@ fn check_invariants(doc: &ParsedDocument, name: &str) {
             "{name}: {e:?}"
         );
         assert!(
-            e.language.is_some() && e.code_kind.is_some(),
+            e.language().is_some() && e.code_kind().is_some(),
             "{name}: {e:?}"
         );
         if i > 0 {
@@ -130,7 +127,7 @@ fn rust_units_symbols_and_doc_comments() {
     // The crate docs (`//!`) and the imports are top-level elements of their own.
     let kinds: Vec<_> = doc.elements[..2]
         .iter()
-        .map(|e| (e.code_kind.as_deref().unwrap(), e.lines.unwrap()))
+        .map(|e| (e.code_kind().unwrap(), e.lines.unwrap()))
         .collect();
     assert_eq!(kinds, [("comment", (1, 3)), ("imports", (5, 6))]);
     // Methods come right after their impl, which comes after what precedes it.
@@ -144,9 +141,9 @@ fn python_classes_methods_decorators_and_docstrings() {
     let doc = fixture("billing.py");
     assert_eq!(doc.format, "code:python");
     // The module docstring, then the import block.
-    assert_eq!(doc.elements[0].code_kind.as_deref(), Some("comment"));
+    assert_eq!(doc.elements[0].code_kind(), Some("comment"));
     assert_eq!(doc.elements[0].lines, Some((1, 4)));
-    assert_eq!(doc.elements[1].code_kind.as_deref(), Some("imports"));
+    assert_eq!(doc.elements[1].code_kind(), Some("imports"));
     assert_eq!(doc.elements[1].lines, Some((6, 11)));
     // A decorated class starts at its decorator.
     assert_eq!(facts(&doc, "Usage"), ("class".into(), 22, 28));
@@ -166,7 +163,7 @@ fn python_classes_methods_decorators_and_docstrings() {
     assert_eq!(facts(&doc, "build_invoice"), ("function".into(), 85, 93));
     // Module-level statements are kept as elements of their own.
     let last = doc.elements.last().unwrap();
-    assert_eq!(last.code_kind.as_deref(), Some("statements"));
+    assert_eq!(last.code_kind(), Some("statements"));
     assert!(text_of(&doc, last).starts_with("if __name__ == \"__main__\":"));
 }
 
@@ -222,7 +219,7 @@ fn go_functions_methods_and_types() {
     let doc = fixture("server.go");
     assert_eq!(doc.format, "code:go");
     // Package comment, package clause and imports form the first element.
-    assert_eq!(doc.elements[0].code_kind.as_deref(), Some("imports"));
+    assert_eq!(doc.elements[0].code_kind(), Some("imports"));
     assert_eq!(doc.elements[0].lines, Some((1, 9)));
     assert_eq!(facts(&doc, "ErrNotFound"), ("var".into(), 11, 12));
     assert_eq!(facts(&doc, "MaxKeyLen, maxValue"), ("const".into(), 14, 18));
@@ -242,7 +239,7 @@ fn go_functions_methods_and_types() {
 fn java_classes_nested_types_and_annotations() {
     let doc = fixture("Library.java");
     assert_eq!(doc.format, "code:java");
-    assert_eq!(doc.elements[0].code_kind.as_deref(), Some("imports"));
+    assert_eq!(doc.elements[0].code_kind(), Some("imports"));
     assert_eq!(facts(&doc, "Library"), ("class".into(), 12, 98));
     assert_eq!(facts(&doc, "Library.Book"), ("record".into(), 23, 26));
     assert_eq!(facts(&doc, "Library.Loan"), ("class".into(), 28, 44));
@@ -275,39 +272,28 @@ fn this_repository_rust_sources() {
     check_invariants(&doc, "recursive.rs");
     assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
     let e = unit(&doc, "Recursive");
-    assert_eq!(e.code_kind.as_deref(), Some("struct"));
+    assert_eq!(e.code_kind(), Some("struct"));
     assert!(text_of(&doc, e).starts_with("/// Recursive separator splitting"));
     assert!(text_of(&doc, e).contains("#[derive(Debug)]\npub struct Recursive {"));
+    assert_eq!(unit(&doc, "Recursive::new").code_kind(), Some("method"));
     assert_eq!(
-        unit(&doc, "Recursive::new").code_kind.as_deref(),
-        Some("method")
-    );
-    assert_eq!(
-        unit(&doc, "impl Chunker for Recursive")
-            .code_kind
-            .as_deref(),
+        unit(&doc, "impl Chunker for Recursive").code_kind(),
         Some("impl")
     );
+    assert_eq!(unit(&doc, "Recursive::spans").code_kind(), Some("method"));
     assert_eq!(
-        unit(&doc, "Recursive::spans").code_kind.as_deref(),
-        Some("method")
-    );
-    assert_eq!(
-        unit(&doc, "LANGCHAIN_SEPARATORS").code_kind.as_deref(),
+        unit(&doc, "LANGCHAIN_SEPARATORS").code_kind(),
         Some("const")
     );
-    assert_eq!(unit(&doc, "tests").code_kind.as_deref(), Some("module"));
+    assert_eq!(unit(&doc, "tests").code_kind(), Some("module"));
     assert_eq!(
-        unit(&doc, "tests::check_native").code_kind.as_deref(),
+        unit(&doc, "tests::check_native").code_kind(),
         Some("function")
     );
     // A struct inside a test function is still a unit, with the path of its function.
+    assert_eq!(unit(&doc, "tests::Pairs").code_kind(), Some("struct"));
     assert_eq!(
-        unit(&doc, "tests::Pairs").code_kind.as_deref(),
-        Some("struct")
-    );
-    assert_eq!(
-        unit(&doc, "tests::Pairs::count").code_kind.as_deref(),
+        unit(&doc, "tests::Pairs::count").code_kind(),
         Some("method")
     );
 
@@ -351,7 +337,7 @@ fn language_by_extension_or_explicit() {
     ] {
         let doc = parse_file_bytes(b"export function f() { return <b/>; }\n", name);
         assert_eq!(doc.format, format!("code:{lang}"));
-        assert_eq!(unit(&doc, "f").code_kind.as_deref(), Some("function"));
+        assert_eq!(unit(&doc, "f").code_kind(), Some("function"));
     }
 }
 
@@ -489,7 +475,7 @@ fn ten_thousand_nested_levels() {
         let depth = doc
             .elements
             .iter()
-            .filter(|e| e.code_kind.as_deref() != Some("statements"))
+            .filter(|e| e.code_kind() != Some("statements"))
             .count();
         assert!(depth <= limits.max_depth, "{lang:?}: {depth} units");
     }

@@ -117,7 +117,7 @@ fn check_symbols(name: &str, doc: &ParsedDocument, s: &Span, meta: &ChunkMeta) {
         .elements
         .iter()
         .filter(|e| e.start < s.end && s.start < e.end)
-        .filter_map(|e| e.symbol.as_deref())
+        .filter_map(|e| e.symbol())
         .flat_map(|symbols| symbols.split(", "))
         .collect();
     for symbol in symbols.split(", ").filter(|&s| s != "…") {
@@ -153,7 +153,8 @@ fn check_units_whole(
         assert!(
             whole,
             "{name} size {size}: {:?} {:?} was cut",
-            e.code_kind, e.symbol
+            e.code_kind(),
+            e.symbol()
         );
     }
 }

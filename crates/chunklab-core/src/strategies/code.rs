@@ -54,10 +54,8 @@ const CODE_SEPARATORS: [&str; 4] = [r"\n(?:[ \t\r]*\n)+", r"\r?\n", r"[ \t]+", "
 /// for (symbol, line) in [("a", "fn a() {}"), ("b", "fn b() {}"), ("long", "fn long() {")] {
 ///     let start = text.find(line).unwrap();
 ///     let end = if symbol == "long" { text.len() - 1 } else { start + line.len() };
-///     let mut e = Element::new(ElementKind::Code, start, end);
-///     e.symbol = Some(symbol.into());
-///     e.code_kind = Some("function".into());
-///     doc.elements.push(e);
+///     let e = Element::new(ElementKind::Code, start, end);
+///     doc.elements.push(e.with_symbol(symbol).with_code_kind("function"));
 /// }
 /// let chunks = Code::new(Arc::new(CharSizer), 30, false).unwrap().chunk_parsed(&doc).unwrap();
 /// let texts: Vec<_> = chunks.iter().map(|(s, _)| &text[s.start..s.end]).collect();
@@ -119,11 +117,11 @@ impl Chunker for Code {
 
     fn chunk_parsed(&self, doc: &ParsedDocument) -> Result<Vec<(Span, ChunkMeta)>> {
         let (units, top) = unit_tree(doc);
-        let language = doc
-            .metadata
-            .get("language")
-            .cloned()
-            .or_else(|| doc.elements.iter().find_map(|e| e.language.clone()));
+        let language = doc.metadata.get("language").cloned().or_else(|| {
+            doc.elements
+                .iter()
+                .find_map(|e| e.language().map(str::to_string))
+        });
         let mut pack = Pack {
             doc,
             units,
@@ -608,11 +606,11 @@ impl Pack<'_> {
                 let Some(e) = element.map(|i| &self.doc.elements[i]) else {
                     continue;
                 };
-                let kind = e.code_kind.as_deref().unwrap_or(e.kind.name());
+                let kind = e.code_kind().unwrap_or(e.kind.name());
                 if !kinds.contains(&kind) {
                     kinds.push(kind);
                 }
-                if let Some(s) = e.symbol.as_deref() {
+                if let Some(s) = e.symbol() {
                     if !symbols.contains(&s) {
                         symbols.push(s);
                     }
@@ -666,10 +664,9 @@ mod tests {
     use crate::sizer::CharSizer;
 
     fn unit(start: usize, end: usize, kind: &str, symbol: &str) -> Element {
-        let mut e = Element::new(ElementKind::Code, start, end);
-        e.code_kind = Some(kind.into());
-        e.symbol = Some(symbol.into());
-        e
+        Element::new(ElementKind::Code, start, end)
+            .with_code_kind(kind)
+            .with_symbol(symbol)
     }
 
     /// The element for the text from `from` (its first occurrence) to the end of `to` (its first
@@ -709,7 +706,7 @@ mod tests {
             unit(as_, ae, "method", "Cart.add"),
             unit(ts, te, "method", "Cart.total"),
         ];
-        doc.elements[0].symbol = None;
+        doc.elements[0].set_symbol(None);
         doc
     }
 
