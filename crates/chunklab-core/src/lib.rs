@@ -41,5 +41,5 @@ pub use chunker::{
 pub use config::{ChunkConfig, Strategy, Unit};
 pub use error::{Error, Result};
 pub use lang::Lang;
-pub use sizer::{CharSizer, Measure, Sizer, WordSizer};
+pub use sizer::{CharSizer, Measure, MeasureCursor, Sizer, UnitCursor, WordSizer};
 pub use text_embedder::TextEmbedder;

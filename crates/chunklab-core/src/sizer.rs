@@ -7,8 +7,13 @@
 //! document's tokens at its edges), every emitted chunk is checked once with
 //! [`Sizer::count_span`], which is the real count of the chunk text; that check is what makes size
 //! limits a hard guarantee.
+//!
+//! Strategies that walk a document once front to back (`fixed`, `sliding`) take its units from a
+//! [`UnitCursor`] instead: a sizer may stream them ([`Sizer::cursor`]; the tiktoken tokenizers
+//! tokenize a block at a time and verify windows by re-tokenizing only their edges), and every
+//! other sizer gets a [`MeasureCursor`] over its whole-document measure.
 
-use crate::text::count_chars;
+use crate::text::{advance_chars, count_chars, floor_char_boundary, retreat_chars};
 use std::fmt;
 
 /// A length function over text.
@@ -36,6 +41,100 @@ pub trait Sizer: Send + Sync {
     /// on unit boundaries (chars, words). Strategies then skip the verification pass.
     fn is_additive(&self) -> bool {
         false
+    }
+
+    /// A [`UnitCursor`] over `text` for strategies that walk a document front to back (`fixed`,
+    /// `sliding`), when the sizer can hand out units without measuring the whole document first.
+    /// `None` (the default) makes them use [`MeasureCursor`] over [`Sizer::measure`].
+    fn cursor<'a>(&'a self, _text: &'a str) -> Option<Box<dyn UnitCursor + 'a>> {
+        None
+    }
+}
+
+/// The units of one document, handed out front to back: what the window strategies need, without
+/// necessarily holding every unit end of the document at once.
+///
+/// Unit `i` starts where unit `i - 1` ends ([`UnitCursor::boundary`]). Callers promise not to ask
+/// about units below the last [`UnitCursor::forget`] point, so an implementation may drop them.
+pub trait UnitCursor {
+    /// `min(k, number of units in the document)`.
+    fn len_upto(&mut self, k: usize) -> usize;
+
+    /// Byte offset where unit `i` starts, floored to a char boundary: 0 for `i == 0`, the end of
+    /// unit `i - 1` otherwise, the text length when `i` is past the last unit.
+    fn boundary(&mut self, i: usize) -> usize;
+
+    /// Units below `i` will not be asked about again.
+    fn forget(&mut self, i: usize);
+
+    /// The real size of `text[start..end]` (char boundaries), exactly `Sizer::count` of it.
+    fn count_span(&mut self, start: usize, end: usize) -> usize;
+}
+
+/// The [`UnitCursor`] of any sizer: its [`Measure`] of the whole document and
+/// [`Sizer::count_span`].
+pub struct MeasureCursor<'a> {
+    text: &'a str,
+    sizer: &'a dyn Sizer,
+    measure: Measure,
+    len: usize,
+    /// Char measure: the last position asked for, as (unit index, byte offset).
+    idx: usize,
+    byte: usize,
+}
+
+impl<'a> MeasureCursor<'a> {
+    /// Measures `text` once.
+    pub fn new(sizer: &'a dyn Sizer, text: &'a str) -> Self {
+        let measure = sizer.measure(text);
+        let len = measure.len(text);
+        Self {
+            text,
+            sizer,
+            measure,
+            len,
+            idx: 0,
+            byte: 0,
+        }
+    }
+}
+
+impl UnitCursor for MeasureCursor<'_> {
+    fn len_upto(&mut self, k: usize) -> usize {
+        k.min(self.len)
+    }
+
+    fn boundary(&mut self, i: usize) -> usize {
+        match &self.measure {
+            Measure::Ends(e) => {
+                if i == 0 {
+                    0
+                } else {
+                    floor_char_boundary(
+                        self.text,
+                        e.get(i - 1).map_or(self.text.len(), |&x| x as usize),
+                    )
+                }
+            }
+            // A cursor, so that walking the document in order costs O(n).
+            Measure::Chars => {
+                if self.idx < i {
+                    let (byte, passed) = advance_chars(self.text, self.byte, i - self.idx);
+                    self.byte = byte;
+                    self.idx += passed;
+                } else if self.idx > i {
+                    self.byte = retreat_chars(self.text, self.byte, self.idx - i);
+                    self.idx = i;
+                }
+                self.byte
+            }
+        }
+    }
+
+    fn forget(&mut self, _i: usize) {}
+
+    fn count_span(&mut self, start: usize, end: usize) -> usize {
+        self.sizer.count_span(self.text, &self.measure, start, end)
     }
 }
 

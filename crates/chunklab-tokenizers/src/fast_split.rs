@@ -164,6 +164,11 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// The scanned text's bytes.
+    pub(crate) fn bytes(&self) -> &'a [u8] {
+        self.text
+    }
+
     /// End of the piece that starts at `start` (`start < text.len()`, on a char boundary).
     #[inline]
     pub(crate) fn piece_end(&self, pattern: Pattern, start: usize) -> usize {
@@ -171,6 +176,16 @@ impl<'a> Scanner<'a> {
             Pattern::Cl100k => self.cl100k_end(start),
             Pattern::O200k => self.o200k_end(start),
         }
+    }
+
+    /// True when the char that ends at byte `b` (`0 < b <= text.len()`, a char boundary) is
+    /// whitespace (`\s`).
+    pub(crate) fn is_space_before(&self, b: usize) -> bool {
+        let mut i = b - 1;
+        while i > 0 && self.text[i] & 0xC0 == 0x80 {
+            i -= 1;
+        }
+        self.class(i).0 & SPACE != 0
     }
 
     /// Class flags and UTF-8 length of the char at `i` (`i < text.len()`).

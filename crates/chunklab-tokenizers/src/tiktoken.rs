@@ -7,8 +7,9 @@
 //! pieces, counts, token ends and ids with bpe-openai (itself tested against tiktoken).
 
 use crate::fast_split::{self, Pattern, Scanner};
-use crate::piece_cache::{with_piece_tokenizer, MAX_PIECE_LEN};
-use chunklab_core::{Measure, Sizer};
+use crate::piece_cache::{with_piece_tokenizer, PieceTokenizer, MAX_PIECE_LEN};
+use crate::token_cursor::TokenCursor;
+use chunklab_core::{Measure, Sizer, UnitCursor};
 
 /// An OpenAI BPE tokenizer with its vocabulary compiled in.
 ///
@@ -79,12 +80,24 @@ impl Tiktoken {
 
     /// Calls `visit(start, tokens)` for every piece of `text`, in order.
     #[inline]
-    fn for_each_piece(&self, text: &str, mut visit: impl FnMut(usize, PieceTokens<'_>)) {
-        let bytes = text.as_bytes();
-        let scanner = Scanner::new(text);
+    fn for_each_piece(&self, text: &str, visit: impl FnMut(usize, PieceTokens<'_>)) {
+        self.for_each_piece_in(&Scanner::new(text), 0, text.len(), visit);
+    }
+
+    /// Calls `visit(start, tokens)` for the pieces of the scanner's text that start in
+    /// `from..stop`, in order, where `from` is a piece start; returns where the last one ends.
+    #[inline]
+    pub(crate) fn for_each_piece_in(
+        &self,
+        scanner: &Scanner<'_>,
+        from: usize,
+        stop: usize,
+        mut visit: impl FnMut(usize, PieceTokens<'_>),
+    ) -> usize {
+        let bytes = scanner.bytes();
         with_piece_tokenizer(self.cache_id, &self.tok.bpe, |pieces| {
-            let mut start = 0;
-            while start < bytes.len() {
+            let mut start = from;
+            while start < stop {
                 let end = scanner.piece_end(self.pattern, start);
                 if end - start <= MAX_PIECE_LEN {
                     visit(
@@ -96,12 +109,50 @@ impl Tiktoken {
                 }
                 start = end;
             }
-        });
+            start
+        })
+    }
+
+    /// The number of tokens of the piece `bytes[start..end]`.
+    #[inline]
+    pub(crate) fn piece_count(
+        &self,
+        pieces: &mut PieceTokenizer<'_>,
+        bytes: &[u8],
+        start: usize,
+        end: usize,
+    ) -> usize {
+        if end - start <= MAX_PIECE_LEN {
+            pieces.token_ends(bytes, start, end).count_ones() as usize
+        } else {
+            self.tok.bpe.count(&bytes[start..end])
+        }
+    }
+
+    /// Runs `f` with this vocabulary's piece tokenizer (this thread's cache).
+    #[inline]
+    pub(crate) fn with_pieces<R>(&self, f: impl FnOnce(&mut PieceTokenizer<'_>) -> R) -> R {
+        with_piece_tokenizer(self.cache_id, &self.tok.bpe, f)
+    }
+
+    pub(crate) fn pattern(&self) -> Pattern {
+        self.pattern
+    }
+
+    /// The byte length of token `id`.
+    #[inline]
+    pub(crate) fn token_len(&self, id: u32) -> usize {
+        self.tok.bpe.token_len(id)
+    }
+
+    /// bpe-openai's encoder for pieces over [`MAX_PIECE_LEN`] bytes.
+    pub(crate) fn encode_long(&self, piece: &[u8]) -> Vec<u32> {
+        self.tok.bpe.encode_via_backtracking(piece)
     }
 }
 
 /// The tokens of one piece, as [`Tiktoken::for_each_piece`] hands them over.
-enum PieceTokens<'a> {
+pub(crate) enum PieceTokens<'a> {
     /// The token end mask of a piece of at most 64 bytes: bit `i` is set when a token ends
     /// after byte `i + 1` of the piece.
     Ends(u64),
@@ -141,6 +192,12 @@ impl Sizer for Tiktoken {
             }
         });
         Measure::Ends(ends)
+    }
+
+    /// Streams the document's tokens a block at a time and verifies windows by re-tokenizing
+    /// only their edges (see [`crate::token_cursor`]).
+    fn cursor<'a>(&'a self, text: &'a str) -> Option<Box<dyn UnitCursor + 'a>> {
+        Some(Box::new(TokenCursor::new(*self, text)))
     }
 }
 

@@ -3,60 +3,16 @@
 
 use crate::chunk::Span;
 use crate::error::{Error, Result};
-use crate::sizer::{Measure, Sizer};
-use crate::text::{advance_chars, floor_char_boundary, retreat_chars};
-
-/// Byte offsets of unit boundaries, found with a cursor so that walking the document in order
-/// costs O(n) even for the allocation-free char measure.
-pub(crate) struct Boundaries<'a> {
-    text: &'a str,
-    measure: &'a Measure,
-    idx: usize,
-    byte: usize,
-}
-
-impl<'a> Boundaries<'a> {
-    pub(crate) fn new(text: &'a str, measure: &'a Measure) -> Self {
-        Self {
-            text,
-            measure,
-            idx: 0,
-            byte: 0,
-        }
-    }
-
-    /// Byte offset where unit `i` starts (= where unit `i - 1` ends; 0 for `i == 0`), floored to a
-    /// char boundary.
-    pub(crate) fn start_of(&mut self, i: usize) -> usize {
-        match self.measure {
-            Measure::Ends(e) => {
-                if i == 0 {
-                    0
-                } else {
-                    floor_char_boundary(
-                        self.text,
-                        e.get(i - 1).map_or(self.text.len(), |&x| x as usize),
-                    )
-                }
-            }
-            Measure::Chars => {
-                if self.idx < i {
-                    let (byte, passed) = advance_chars(self.text, self.byte, i - self.idx);
-                    self.byte = byte;
-                    self.idx += passed;
-                } else if self.idx > i {
-                    self.byte = retreat_chars(self.text, self.byte, self.idx - i);
-                    self.idx = i;
-                }
-                self.byte
-            }
-        }
-    }
-}
+use crate::sizer::{Measure, MeasureCursor, Sizer};
+use crate::text::floor_char_boundary;
 
 /// Windows of at most `size` units; consecutive windows share `overlap` units. When `verify` is
 /// set and the sizer is not additive, each window is re-counted for real and shrunk one unit at a
 /// time until it fits, so the limit holds in the sizer's real units.
+///
+/// The document's units come from the sizer's [`UnitCursor`], front to back; units before the
+/// current window are released as the windows advance, so a sizer with its own cursor (the
+/// tiktoken tokenizers) never holds the whole document's unit ends.
 pub(crate) fn windows(
     text: &str,
     sizer: &dyn Sizer,
@@ -65,29 +21,31 @@ pub(crate) fn windows(
     verify: bool,
 ) -> Result<Vec<Span>> {
     debug_assert!(size > 0 && overlap < size);
-    let measure = sizer.measure(text);
-    let n = measure.len(text);
+    let mut cursor = sizer
+        .cursor(text)
+        .unwrap_or_else(|| Box::new(MeasureCursor::new(sizer, text)));
+    let b = cursor.as_mut();
     let exact = !verify || sizer.is_additive();
-    let mut b = Boundaries::new(text, &measure);
-    let mut out = Vec::with_capacity(n / (size - overlap) + 1);
+    let mut out = Vec::new();
     let mut i = 0usize;
-    while i < n {
-        let mut j = (i + size).min(n);
-        let start = b.start_of(i);
-        let mut end = b.start_of(j);
+    while b.len_upto(i + 1) > i {
+        let mut j = b.len_upto(i + size);
+        let start = b.boundary(i);
+        let mut end = b.boundary(j);
         let mut tokens = j - i;
         if !exact {
-            tokens = sizer.count_span(text, &measure, start, end);
+            tokens = b.count_span(start, end);
             while tokens > size && j > i + 1 {
                 j -= 1;
-                end = b.start_of(j);
-                tokens = sizer.count_span(text, &measure, start, end);
+                end = b.boundary(j);
+                tokens = b.count_span(start, end);
             }
             if tokens > size {
                 // One unit that does not fit on its own (tokens split a char, or the edges of
                 // the span tokenize differently): cut at the last char boundary that fits.
-                (end, tokens) = fit_by_chars(text, sizer, &measure, start, end, size)?;
-                while j > i + 1 && b.start_of(j - 1) >= end {
+                (end, tokens) =
+                    fit_by_chars_with(text, start, end, size, |s, e| b.count_span(s, e))?;
+                while j > i + 1 && b.boundary(j - 1) >= end {
                     j -= 1;
                 }
             }
@@ -95,16 +53,18 @@ pub(crate) fn windows(
         if end > start {
             out.push(Span::new(start, end, tokens));
         }
-        if end < b.start_of(j) {
+        if end < b.boundary(j) {
             // The window was cut inside unit `j - 1`: continue from the cut, with no overlap.
+            drop(cursor);
             let rest = windows_from(text, sizer, end, size, overlap, verify)?;
             out.extend(rest);
             break;
         }
-        if j >= n {
+        if b.len_upto(j + 1) <= j {
             break;
         }
         i = (j - overlap.min(j - i - 1)).max(i + 1);
+        b.forget(i.saturating_sub(1));
     }
     Ok(out)
 }
@@ -135,13 +95,26 @@ pub(crate) fn fit_by_chars(
     end: usize,
     size: usize,
 ) -> Result<(usize, usize)> {
+    fit_by_chars_with(text, start, end, size, |s, e| {
+        sizer.count_span(text, measure, s, e)
+    })
+}
+
+/// [`fit_by_chars`] with the real size of `text[s..e]` given by `count`.
+fn fit_by_chars_with(
+    text: &str,
+    start: usize,
+    end: usize,
+    size: usize,
+    mut count: impl FnMut(usize, usize) -> usize,
+) -> Result<(usize, usize)> {
     let mut e = end;
     while e > start {
         e = floor_char_boundary(text, e - 1);
         if e == start {
             break;
         }
-        let t = sizer.count_span(text, measure, start, e);
+        let t = count(start, e);
         if t <= size {
             return Ok((e, t));
         }
@@ -150,7 +123,7 @@ pub(crate) fn fit_by_chars(
     Err(Error::TooSmall {
         text: text[start..start + first].to_string(),
         offset: start,
-        units: sizer.count_span(text, measure, start, start + first),
+        units: count(start, start + first),
         size,
     })
 }
