@@ -6,8 +6,14 @@
 # interleaved. LangChain is timed inside Python (starting Python and importing it are not
 # counted); chunklab is timed as a whole process. Prints one line per case with the ratio.
 #
+# With `corpus` instead of a size the input is the whole corpus directory ($PEERS/corpus,
+# 8,073 files, 73 MB): chunklab is given the directory; LangChain gets every file's text
+# (read before its clock starts), `create_documents(texts, metadatas=[{"source": path}])`, and
+# one `json.dumps` per chunk, the same protocol per file.
+#
 #   PEERS=/tmp/peers WITH_CORPUS=1 ../shared/peers/setup.sh    # once: the venv and corpus
 #   bench/cli-e2e.sh [MB]         # the first MB (default 20) of $PEERS/big/all.txt, one document
+#   bench/cli-e2e.sh corpus       # the corpus directory, one document per file
 #   NO_BUILD=1 RUNS=5 bench/cli-e2e.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,16 +23,30 @@ RUNS=${RUNS:-3}
 PY=$PEERS/venv/bin/python
 [ -x "$PY" ] && [ -f "$PEERS/big/all.txt" ] || { echo "no peers venv/corpus under $PEERS (run ../shared/peers/setup.sh with WITH_CORPUS=1)" >&2; exit 1; }
 [ -n "${NO_BUILD:-}" ] || cargo build --release -q -p chunklab --bin chunklab
-BIN=target/release/chunklab
+BIN=${BIN:-target/release/chunklab}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-head -c $((MB * 1000000)) "$PEERS/big/all.txt" | iconv -c -f utf-8 -t utf-8 > "$WORK/doc.txt"
+if [ "$MB" = corpus ]; then
+  [ -d "$PEERS/corpus" ] || { echo "no corpus under $PEERS" >&2; exit 1; }
+  INPUT=$PEERS/corpus
+else
+  head -c $((MB * 1000000)) "$PEERS/big/all.txt" | iconv -c -f utf-8 -t utf-8 > "$WORK/doc.txt"
+  INPUT=$WORK/doc.txt
+fi
 cat > "$WORK/lc.py" <<'PY'
-import json, sys, time
+import json, os, sys, time
 from langchain_text_splitters import RecursiveCharacterTextSplitter
-text = open(sys.argv[1], encoding="utf-8").read()
+if os.path.isdir(sys.argv[1]):
+    paths = sorted(os.path.join(d, f) for d, _, fs in os.walk(sys.argv[1]) for f in fs)
+else:
+    paths = [sys.argv[1]]
+texts = [open(p, encoding="utf-8", errors="replace").read() for p in paths]
 t0 = time.perf_counter()
-docs = RecursiveCharacterTextSplitter(chunk_size=2000, chunk_overlap=200, add_start_index=True).create_documents([text])
+splitter = RecursiveCharacterTextSplitter(chunk_size=2000, chunk_overlap=200, add_start_index=True)
+if len(paths) == 1:
+    docs = splitter.create_documents(texts)
+else:
+    docs = splitter.create_documents(texts, metadatas=[{"source": p} for p in paths])
 with open(sys.argv[2], "w", encoding="utf-8") as out:
     for d in docs:
         out.write(json.dumps({"page_content": d.page_content, "metadata": d.metadata}, ensure_ascii=False))
@@ -34,17 +54,22 @@ with open(sys.argv[2], "w", encoding="utf-8") as out:
 print(f"{time.perf_counter() - t0:.4f} {len(docs)}")
 PY
 best() { sort -g | head -1; }
-echo "git $(git rev-parse --short HEAD) · $(nproc) cores · $(wc -c < "$WORK/doc.txt") bytes · best of $RUNS"
+if [ -d "$INPUT" ]; then
+  what="$(find "$INPUT" -type f | wc -l) files, $(find "$INPUT" -type f -print0 | du -cb --files0-from=- | tail -1 | cut -f1) bytes"
+else
+  what="$(wc -c < "$INPUT") bytes"
+fi
+echo "git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates || echo '+dirty') · $(nproc) cores · $what · best of $RUNS"
 for FORMAT in jsonl langchain llamaindex; do
   ours=(); theirs=()
   for _ in $(seq "$RUNS"); do
     s=$(date +%s.%N)
-    "$BIN" chunk "$WORK/doc.txt" --strategy recursive --compat langchain --size 2000 --overlap 200 \
+    "$BIN" chunk "$INPUT" --strategy recursive --compat langchain --size 2000 --overlap 200 \
         --format "$FORMAT" -q > "$WORK/out.$FORMAT"
     e=$(date +%s.%N)
     ours+=("$(echo "$e - $s" | bc -l)")
     if [ "$FORMAT" = jsonl ]; then   # the LangChain side is the same for every format
-      read -r t n < <("$PY" "$WORK/lc.py" "$WORK/doc.txt" "$WORK/lc.jsonl")
+      read -r t n < <("$PY" "$WORK/lc.py" "$INPUT" "$WORK/lc.jsonl")
       theirs+=("$t")
     fi
   done

@@ -33,9 +33,10 @@ pub struct ChunkArgs {
 
 /// A document's rendered output, or why it has none.
 enum Outcome {
-    /// `buf` holds the rendered chunks, unless the document was big and already written.
+    /// `pieces` hold the rendered chunks (with their counts, in order), unless the document was
+    /// big and already written.
     Done {
-        buf: Vec<u8>,
+        pieces: Vec<(Vec<u8>, usize)>,
         chunks: usize,
         bytes: usize,
         written: bool,
@@ -48,6 +49,9 @@ enum Outcome {
 /// Documents at least this large are chunked one at a time and written in slices, so memory stays
 /// bounded by the map plus one slice of output.
 const BIG_DOCUMENT: u64 = 32 << 20;
+/// Documents at least this large (and smaller than [`BIG_DOCUMENT`]) are chunked one at a time,
+/// their chunks rendered on all cores and written a wave of pieces at a time.
+const LARGE_DOCUMENT: u64 = 4 << 20;
 const BATCH_BYTES: u64 = 64 << 20;
 const BATCH_DOCS: usize = 512;
 
@@ -95,7 +99,7 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
      -> Result<()> {
         match outcome {
             Outcome::Done {
-                buf,
+                pieces,
                 chunks: n,
                 bytes: b,
                 written,
@@ -108,7 +112,9 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
                     );
                 }
                 if !written {
-                    writer.write(out, &buf, n)?;
+                    for (buf, k) in pieces {
+                        writer.write(out, &buf, k)?;
+                    }
                 }
                 docs += 1;
                 chunks += n;
@@ -135,20 +141,25 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
 
     let mut i = 0;
     while i < inputs.len() {
-        if is_big(&inputs[i]) {
-            let outcome = chunk_big(&inputs[i], &pipeline, &mut writer, &mut out)?;
+        let len = file_len(&inputs[i]);
+        if len >= LARGE_DOCUMENT {
+            let outcome = if len >= BIG_DOCUMENT {
+                chunk_big(&inputs[i], &pipeline, &mut writer, &mut out)?
+            } else {
+                chunk_large(&inputs[i], &pipeline, &mut writer, &mut out)?
+            };
             report(&inputs[i], outcome, &mut writer, &mut out)?;
             i += 1;
             continue;
         }
         let mut j = i;
         let mut batch_bytes = 0u64;
-        while j < inputs.len()
-            && j - i < BATCH_DOCS
-            && batch_bytes < BATCH_BYTES
-            && !is_big(&inputs[j])
-        {
-            batch_bytes += file_len(&inputs[j]);
+        while j < inputs.len() && j - i < BATCH_DOCS && batch_bytes < BATCH_BYTES {
+            let len = file_len(&inputs[j]);
+            if len >= LARGE_DOCUMENT {
+                break;
+            }
+            batch_bytes += len;
             j += 1;
         }
         let outcomes: Vec<Outcome> = inputs[i..j]
@@ -206,32 +217,50 @@ fn file_len(input: &Input) -> u64 {
     }
 }
 
-fn is_big(input: &Input) -> bool {
-    file_len(input) >= BIG_DOCUMENT
+fn chunk_one(input: &Input, pipeline: &Pipeline, writer: &ChunkWriter) -> Outcome {
+    let done = pipeline.with_processed(input, |doc| {
+        let n = doc.chunks.len();
+        let mut bufs = Vec::new();
+        let counts = writer.render_pieces(&doc.chunks, doc.vectors.as_deref(), 0..n, &mut bufs)?;
+        Ok::<_, std::io::Error>(Outcome::Done {
+            pieces: bufs.into_iter().zip(counts).collect(),
+            chunks: n,
+            bytes: doc.bytes,
+            written: false,
+            warnings: doc.warnings,
+        })
+    });
+    match done {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(e)) => Outcome::Skipped(Skip::Error(e.into())),
+        Err(skip) => Outcome::Skipped(skip),
+    }
 }
 
-fn chunk_one(input: &Input, pipeline: &Pipeline, writer: &ChunkWriter) -> Outcome {
-    let prepared = match pipeline.prepare(input, false) {
-        Ok(p) => p,
-        Err(skip) => return Outcome::Skipped(skip),
-    };
-    let source = input.source();
-    let doc = match pipeline.process(input, &source, &prepared) {
-        Ok(d) => d,
-        Err(skip) => return Outcome::Skipped(skip),
-    };
-    let mut buf = Vec::with_capacity(doc.bytes + doc.chunks.len() * 256);
-    let n = doc.chunks.len();
-    if let Err(e) = writer.render_range(&doc.chunks, doc.vectors.as_deref(), 0..n, &mut buf) {
-        return Outcome::Skipped(Skip::Error(e.into()));
-    }
-    Outcome::Done {
-        buf,
-        chunks: n,
-        bytes: doc.bytes,
-        written: false,
-        warnings: doc.warnings,
-    }
+/// A large document is chunked whole (its chunks made on all cores), then rendered on all cores
+/// and written a wave of pieces at a time, before the next batch.
+fn chunk_large(
+    input: &Input,
+    pipeline: &Pipeline,
+    writer: &mut ChunkWriter,
+    out: &mut dyn Write,
+) -> Result<Outcome> {
+    let done = pipeline.with_processed(input, |doc| {
+        let n = doc.chunks.len();
+        let mut bufs = Default::default();
+        writer.render_and_write(out, &doc.chunks, doc.vectors.as_deref(), 0..n, &mut bufs)?;
+        Ok::<_, std::io::Error>(Outcome::Done {
+            pieces: Vec::new(),
+            chunks: n,
+            bytes: doc.bytes,
+            written: true,
+            warnings: doc.warnings,
+        })
+    });
+    Ok(match done {
+        Ok(outcome) => outcome?,
+        Err(skip) => Outcome::Skipped(skip),
+    })
 }
 
 /// A big document is chunked, rendered and written a window of chunks at a time
@@ -247,14 +276,10 @@ fn chunk_big(
         Err(skip) => return Ok(Outcome::Skipped(skip)),
     };
     let source = input.source();
-    let mut buf = Vec::new();
     let mut write_error = None;
+    let mut bufs = Default::default();
     let mut each = |w: chunklab_pipeline::Window| {
-        buf.clear();
-        let n = w.new.len();
-        let written = writer
-            .render_range(w.chunks, w.vectors, w.new, &mut buf)
-            .and_then(|()| writer.write(out, &buf, n));
+        let written = writer.render_and_write(out, w.chunks, w.vectors, w.new, &mut bufs);
         written.map_err(|e| {
             let message = e.to_string();
             write_error = Some(e);
@@ -267,7 +292,7 @@ fn chunk_big(
     }
     Ok(match done {
         Ok(d) => Outcome::Done {
-            buf: Vec::new(),
+            pieces: Vec::new(),
             chunks: d.chunks,
             bytes: d.bytes,
             written: true,

@@ -5,6 +5,7 @@ mod bench_cmd;
 mod chunk_cmd;
 mod embed_cmd;
 mod index_cmd;
+mod json;
 mod models_cmd;
 mod output;
 mod parse_cmd;

@@ -3,7 +3,8 @@
 use crate::chunk::{chunk_id, Chunk, ChunkMeta, Span};
 use crate::document::ParsedDocument;
 use crate::error::Result;
-use crate::text::{CharCursor, LineCursor};
+use crate::text::{count_chars, count_newlines, CharCursor, LineCursor};
+use rayon::prelude::*;
 
 /// A chunking strategy. Given a document's text it returns spans in document order (sorted by
 /// start, then end; a hierarchical strategy returns its levels in pre-order, a parent before the
@@ -231,17 +232,18 @@ pub fn chunk_document_windowed<'a>(
     while start < total {
         let end = (start + window).min(total);
         let (lo, hi) = (start.saturating_sub(1), (end + 1).min(total));
-        let chunks: Vec<Chunk<'a>> = (lo..hi)
-            .map(|i| {
-                let (s, meta) = &parts[i];
+        let mut window_parts: Vec<(Span, ChunkMeta)> = parts[lo..hi]
+            .iter()
+            .map(|(s, meta)| {
                 let mut meta = meta.clone();
                 if let Some(p) = meta.parent_index {
                     let (ps, pmeta) = &parts[p];
                     meta.parent_id = Some(maker.id(*ps, pmeta));
                 }
-                maker.make(i, *s, meta)
+                (*s, meta)
             })
             .collect();
+        let chunks = maker.make_all(lo, &mut window_parts);
         each(&chunks, start - lo..end - lo)?;
         start = end;
     }
@@ -253,13 +255,36 @@ pub fn chunk_document_windowed<'a>(
 /// [`Chunk`] is assembled from a span, for [`chunk_document`], [`chunk_document_windowed`],
 /// [`chunk_parsed_document`] and [`spans_to_chunks`].
 struct ChunkMaker<'a> {
+    fields: Fields<'a>,
+    cursor: Cursors<'a>,
+}
+
+/// What every chunk of a document shares.
+struct Fields<'a> {
     doc_id: &'a str,
     source: &'a str,
     text: &'a str,
     config: String,
     strategy: &'static str,
     total: usize,
-    cursor: CharCursor<'a>,
+    /// Fill each chunk's `lines` from the text's own newlines ([`chunk_source_text`]).
+    own_lines: bool,
+}
+
+/// Where a run of chunks is in the text: char offsets and (with own lines) line numbers are
+/// counted from the last chunk on.
+struct Cursors<'a> {
+    chars: CharCursor<'a>,
+    lines: LineCursor<'a>,
+}
+
+impl<'a> Cursors<'a> {
+    fn new(text: &'a str) -> Self {
+        Cursors {
+            chars: CharCursor::new(text),
+            lines: LineCursor::new(text),
+        }
+    }
 }
 
 impl<'a> ChunkMaker<'a> {
@@ -271,24 +296,48 @@ impl<'a> ChunkMaker<'a> {
         total: usize,
     ) -> Self {
         ChunkMaker {
-            doc_id,
-            source,
-            text,
-            config: chunker.config(),
-            strategy: chunker.strategy(),
-            total,
-            cursor: CharCursor::new(text),
+            fields: Fields {
+                doc_id,
+                source,
+                text,
+                config: chunker.config(),
+                strategy: chunker.strategy(),
+                total,
+                own_lines: false,
+            },
+            cursor: Cursors::new(text),
         }
     }
 
+    /// The id of the chunk `span` with metadata `meta` ([`chunk_id_for`]).
+    fn id(&self, span: Span, meta: &ChunkMeta) -> String {
+        self.fields.id(span, meta)
+    }
+
+    /// Chunk number `index` of the document.
+    fn make(&mut self, index: usize, span: Span, meta: ChunkMeta) -> Chunk<'a> {
+        self.fields.make(&mut self.cursor, index, span, meta)
+    }
+}
+
+impl<'a> Fields<'a> {
     /// The id of the chunk `span` with metadata `meta` ([`chunk_id_for`]).
     fn id(&self, span: Span, meta: &ChunkMeta) -> String {
         let text = &self.text[span.start..span.end];
         chunk_id_for(self.doc_id, span.start, span.end, &self.config, meta, text)
     }
 
-    /// Chunk number `index` of the document.
-    fn make(&mut self, index: usize, span: Span, meta: ChunkMeta) -> Chunk<'a> {
+    /// Chunk number `index` of the document, its char offsets (and own lines) from `cursor`.
+    fn make(
+        &self,
+        cursor: &mut Cursors<'a>,
+        index: usize,
+        span: Span,
+        mut meta: ChunkMeta,
+    ) -> Chunk<'a> {
+        if self.own_lines {
+            meta.lines = Some(cursor.lines.span_lines(span.start, span.end));
+        }
         Chunk {
             id: self.id(span, &meta),
             doc_id: self.doc_id,
@@ -296,8 +345,8 @@ impl<'a> ChunkMaker<'a> {
             text: &self.text[span.start..span.end],
             start_byte: span.start,
             end_byte: span.end,
-            start_char: self.cursor.char_at(span.start),
-            end_char: self.cursor.char_at(span.end),
+            start_char: cursor.chars.char_at(span.start),
+            end_char: cursor.chars.char_at(span.end),
             index,
             total: self.total,
             tokens: span.tokens,
@@ -306,6 +355,109 @@ impl<'a> ChunkMaker<'a> {
         }
     }
 }
+
+impl<'a> ChunkMaker<'a> {
+    /// Chunks `first..first + parts.len()` of the document (their metadata taken out of
+    /// `parts`). Many chunks of a large text are made in groups on all cores (rayon): the ids
+    /// (a hash of each chunk's text), char offsets and own lines are most of the work, and each
+    /// group counts from its own first span on. The chunks are the same whatever the number of
+    /// threads.
+    fn make_all(&mut self, first: usize, parts: &mut [(Span, ChunkMeta)]) -> Vec<Chunk<'a>> {
+        let bytes: usize = parts.iter().map(|(s, _)| s.len()).sum();
+        let threads = rayon::current_num_threads();
+        if threads < 2 || parts.len() < 2 * MIN_GROUP_CHUNKS || bytes < PARALLEL_BYTES {
+            return parts
+                .iter_mut()
+                .enumerate()
+                .map(|(k, (s, meta))| self.make(first + k, *s, std::mem::take(meta)))
+                .collect();
+        }
+        let group = parts.len().div_ceil(threads * 4).max(MIN_GROUP_CHUNKS);
+        // Where each group's first span starts (byte, char, newlines before): the stretches
+        // between group starts are counted on all cores, then added up.
+        let text = self.fields.text;
+        let own_lines = self.fields.own_lines;
+        let bounds: Vec<usize> = parts.chunks(group).map(|g| g[0].0.start).collect();
+        let mut starts = Vec::with_capacity(bounds.len());
+        let head = (
+            bounds[0],
+            self.cursor.chars.char_at(bounds[0]),
+            if own_lines {
+                self.cursor.lines.line(bounds[0]) as usize - 1
+            } else {
+                0
+            },
+        );
+        starts.push(head);
+        if bounds.windows(2).all(|w| w[0] <= w[1]) {
+            let stretches: Vec<(usize, usize)> = bounds
+                .par_windows(2)
+                .map(|w| {
+                    let stretch = &text[w[0]..w[1]];
+                    let lines = if own_lines {
+                        count_newlines(stretch.as_bytes())
+                    } else {
+                        0
+                    };
+                    (count_chars(stretch), lines)
+                })
+                .collect();
+            let (mut chr, mut lines) = (head.1, head.2);
+            for (b, (c, l)) in bounds[1..].iter().zip(stretches) {
+                (chr, lines) = (chr + c, lines + l);
+                starts.push((*b, chr, lines));
+            }
+            let &(b, chr, lines) = starts.last().expect("a group");
+            self.cursor.chars = CharCursor::starting_at(text, b, chr);
+            if own_lines {
+                self.cursor.lines = LineCursor::starting_at(text, b, lines);
+            }
+        } else {
+            for &b in &bounds[1..] {
+                let line = if own_lines {
+                    self.cursor.lines.line(b) as usize - 1
+                } else {
+                    0
+                };
+                starts.push((b, self.cursor.chars.char_at(b), line));
+            }
+        }
+        let fields = &self.fields;
+        let groups: Vec<Vec<Chunk<'a>>> = parts
+            .par_chunks_mut(group)
+            .zip(starts)
+            .enumerate()
+            .map(|(g, (group_parts, (b, chr, newlines)))| {
+                let mut cursor = Cursors {
+                    chars: CharCursor::starting_at(text, b, chr),
+                    lines: if own_lines {
+                        LineCursor::starting_at(text, b, newlines)
+                    } else {
+                        LineCursor::new(text)
+                    },
+                };
+                group_parts
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(k, (s, meta))| {
+                        let index = first + g * group + k;
+                        fields.make(&mut cursor, index, *s, std::mem::take(meta))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut chunks = Vec::with_capacity(parts.len());
+        for g in groups {
+            chunks.extend(g);
+        }
+        chunks
+    }
+}
+
+/// Fewest chunks [`ChunkMaker::make_all`] gives one group.
+const MIN_GROUP_CHUNKS: usize = 32;
+/// Least text [`ChunkMaker::make_all`] makes chunks of on more than one core.
+const PARALLEL_BYTES: usize = 1 << 20;
 
 /// A parent must come before its children (what `parent_index` → `parent_id` relies on).
 fn check_parents(strategy: &str, parts: &[(Span, ChunkMeta)]) -> Result<()> {
@@ -345,6 +497,39 @@ pub fn chunk_parsed_document<'a>(
     make_chunks(doc_id, source, &doc.text, chunker, parts)
 }
 
+/// [`chunk_parsed_document`] of plain text that is its own source and has no pages — the
+/// document `chunklab_parse::text::parse_text_flat` makes of text without form feeds (one
+/// element over the text's non-blank part, source lines from the text's own newlines) — for a
+/// chunker whose [`Chunker::chunk_parsed`] is the default ([`Chunker::reads_only_locations`]),
+/// without building (and copying the text into) the parsed document: the chunks of
+/// [`Chunker::spans`], each with the lines it covers (none when the text is all whitespace).
+///
+/// ```
+/// use chunklab_core::chunker::chunk_source_text;
+/// use chunklab_core::document::{Element, ElementKind, ParsedDocument};
+/// use chunklab_core::{chunk_parsed_document, strategies, CharSizer, ChunkConfig, Document, Strategy};
+/// use std::sync::Arc;
+/// let text = "Artikel 1\nDe raad besluit.\n\nArtikel 2\nWindmolens.\n";
+/// let chunker = strategies::build(&ChunkConfig::new(Strategy::Recursive, 20), Arc::new(CharSizer), None).unwrap();
+/// let mut flat = ParsedDocument::plain(text.into());
+/// flat.elements.push(Element::new(ElementKind::Other, 0, text.len() - 1).with_lines(1, 5));
+/// let parsed = chunk_parsed_document("d", "mem", &flat, chunker.as_ref()).unwrap();
+/// let source = chunk_source_text(&Document::new("d", "mem", text), chunker.as_ref()).unwrap();
+/// assert_eq!(source, parsed);
+/// assert_eq!(source[1].meta.lines, Some((2, 2)));
+/// ```
+pub fn chunk_source_text<'a>(doc: &Document<'a>, chunker: &dyn Chunker) -> Result<Vec<Chunk<'a>>> {
+    let (s, e) = crate::text::strip_span(doc.text, 0, doc.text.len());
+    let spans = chunker.spans(doc.text)?;
+    let mut maker = ChunkMaker::new(doc.doc_id, doc.source, doc.text, chunker, spans.len());
+    maker.fields.own_lines = s < e;
+    let mut parts: Vec<(Span, ChunkMeta)> = spans
+        .into_iter()
+        .map(|s| (s, ChunkMeta::default()))
+        .collect();
+    Ok(maker.make_all(0, &mut parts))
+}
+
 /// Chunks from a strategy's spans and metadata: text borrowed from `text`, char offsets, ids
 /// (which include the prefix and the level, so a child with its parent's span has its own id),
 /// and `parent_index` resolved into `parent_id`.
@@ -357,11 +542,8 @@ fn make_chunks<'a>(
 ) -> Result<Vec<Chunk<'a>>> {
     check_parents(chunker.strategy(), &parts)?;
     let mut maker = ChunkMaker::new(doc_id, source, text, chunker, parts.len());
-    let mut chunks: Vec<Chunk<'a>> = parts
-        .into_iter()
-        .enumerate()
-        .map(|(index, (s, meta))| maker.make(index, s, meta))
-        .collect();
+    let mut parts = parts;
+    let mut chunks = maker.make_all(0, &mut parts);
     for i in 0..chunks.len() {
         if let Some(p) = chunks[i].meta.parent_index {
             chunks[i].meta.parent_id = Some(chunks[p].id.clone());

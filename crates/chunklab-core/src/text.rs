@@ -219,6 +219,13 @@ impl<'a> CharCursor<'a> {
         }
     }
 
+    /// A cursor that starts at byte `byte` of `text`, whose char offset is `chr` (so cursors
+    /// for parts of one text need not count from its start).
+    pub fn starting_at(text: &'a str, byte: usize, chr: usize) -> Self {
+        debug_assert_eq!(count_chars(&text[..byte]), chr);
+        Self { text, byte, chr }
+    }
+
     /// Char offset of the byte offset `b` (which must be a char boundary).
     pub fn char_at(&mut self, b: usize) -> usize {
         debug_assert!(self.text.is_char_boundary(b));
@@ -274,6 +281,16 @@ impl<'a> LineCursor<'a> {
         Self {
             text,
             at: std::cell::Cell::new((0, 0)),
+        }
+    }
+
+    /// A cursor at byte `byte` of `text`, with `newlines` newlines before it (so cursors for
+    /// parts of one text need not count from its start).
+    pub fn starting_at(text: &'a str, byte: usize, newlines: usize) -> Self {
+        debug_assert_eq!(count_newlines(&text.as_bytes()[..byte]), newlines);
+        Self {
+            text,
+            at: std::cell::Cell::new((byte, newlines)),
         }
     }
 

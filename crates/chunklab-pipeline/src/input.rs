@@ -4,6 +4,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use rayon::prelude::*;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -285,10 +286,12 @@ pub enum Skip {
 
 const BINARY_SNIFF: usize = 8192;
 
-/// The undecoded bytes of one input: memory-mapped for files, read for stdin.
+/// The undecoded bytes of one input: memory-mapped for files, read for small files and stdin.
 pub enum Raw {
     /// A mapped file.
     Mapped(memmap2::Mmap),
+    /// A small file, read (decoded as a mapped file is).
+    Read(Vec<u8>),
     /// Read bytes (stdin, empty files).
     Owned(Vec<u8>),
 }
@@ -298,12 +301,16 @@ impl Raw {
     pub fn bytes(&self) -> &[u8] {
         match self {
             Raw::Mapped(m) => m,
-            Raw::Owned(v) => v,
+            Raw::Read(v) | Raw::Owned(v) => v,
         }
     }
 }
 
-/// Read one input's bytes (a file is mapped, not copied).
+/// Files smaller than this are read instead of mapped: for a small file a map costs more (map,
+/// page faults, unmap with other threads' TLBs flushed) than a copy.
+pub const READ_BELOW: u64 = 256 << 10;
+
+/// Read one input's bytes (a file is mapped, not copied, unless it is small).
 pub fn read(input: &Input) -> Result<Raw, Skip> {
     let name = input.source();
     match input {
@@ -328,6 +335,13 @@ pub fn read(input: &Input) -> Result<Raw, Skip> {
                 return Err(Skip::Error(anyhow!(
                     "{name}: {len} bytes is larger than the 4 GiB a single document may have; split the file"
                 )));
+            }
+            if len < READ_BELOW {
+                let mut bytes = Vec::with_capacity(len as usize);
+                let mut file = file;
+                file.read_to_end(&mut bytes)
+                    .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?;
+                return Ok(Raw::Read(bytes));
             }
             // SAFETY: the map is read-only; if another process truncates the file while we read
             // it the OS may signal us, which is the same contract as every mmap-based reader.
@@ -384,13 +398,70 @@ pub fn decode(name: &str, raw: Raw, dec: &Decoding) -> Result<Text, Skip> {
                 } else {
                     0
                 };
-                return match std::str::from_utf8(&map[bom..]) {
-                    Ok(_) => Ok(Text::Mapped(map, bom)),
-                    Err(e) => Err(Skip::Error(utf8_error(name, bom + e.valid_up_to()))),
+                return match check_utf8(&map[bom..]) {
+                    Ok(()) => Ok(Text::Mapped(map, bom)),
+                    Err(valid_up_to) => Err(Skip::Error(utf8_error(name, bom + valid_up_to))),
                 };
             }
             decode_owned(name, map.to_vec(), dec).map(Text::Owned)
         }
+        Raw::Read(bytes) => {
+            if dec.encoding.is_none() && !dec.lossy {
+                // As a mapped file: the same checks and messages.
+                check_binary(&bytes[..bytes.len().min(BINARY_SNIFF)])?;
+                let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
+                    3
+                } else {
+                    0
+                };
+                return match String::from_utf8(bytes) {
+                    Ok(mut s) => {
+                        s.drain(..bom);
+                        Ok(Text::Owned(s))
+                    }
+                    Err(e) => Err(Skip::Error(utf8_error(name, e.utf8_error().valid_up_to()))),
+                };
+            }
+            decode_owned(name, bytes, dec).map(Text::Owned)
+        }
+    }
+}
+
+/// Whether `bytes` are UTF-8, as [`std::str::from_utf8`] judges (the error is its
+/// `valid_up_to`). A large input is cut at char starts into one part per core, each checked on
+/// its own: the parts are valid exactly when the whole is, and the first invalid part holds the
+/// first error.
+pub fn check_utf8(bytes: &[u8]) -> Result<(), usize> {
+    const PART: usize = 1 << 20;
+    let threads = rayon::current_num_threads();
+    if threads < 2 || bytes.len() < 2 * PART {
+        return std::str::from_utf8(bytes)
+            .map(|_| ())
+            .map_err(|e| e.valid_up_to());
+    }
+    let parts = threads.min(bytes.len() / PART);
+    let mut cuts = vec![0];
+    for k in 1..parts {
+        // Cut before the next byte that is not a continuation byte (0b10xx_xxxx): a sequence
+        // is then never split, and each part's first error is the whole's. Four continuation
+        // bytes in a row are invalid anyway: no cut there.
+        let at = bytes.len() * k / parts;
+        if let Some(cut) = (at..at + 4).find(|&i| bytes[i] & 0xC0 != 0x80) {
+            cuts.push(cut);
+        }
+    }
+    cuts.push(bytes.len());
+    let errors: Vec<Option<usize>> = cuts
+        .par_windows(2)
+        .map(|w| {
+            std::str::from_utf8(&bytes[w[0]..w[1]])
+                .err()
+                .map(|e| w[0] + e.valid_up_to())
+        })
+        .collect();
+    match errors.into_iter().flatten().next() {
+        None => Ok(()),
+        Some(at) => Err(at),
     }
 }
 
@@ -443,5 +514,46 @@ fn decode_owned(name: &str, bytes: Vec<u8>, dec: &Decoding) -> Result<String, Sk
         }
         Err(e) if dec.lossy => Ok(String::from_utf8_lossy(&e.into_bytes()[bom..]).into_owned()),
         Err(e) => Err(Skip::Error(utf8_error(name, e.utf8_error().valid_up_to()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_utf8;
+
+    /// `check_utf8` is `from_utf8`: valid text, and one bad byte placed at, before and after
+    /// every place a part may be cut, with multi-byte chars around it.
+    #[test]
+    fn parallel_utf8_check_is_from_utf8() {
+        let unit = "abc é€😀\n";
+        let text = unit.repeat((5 << 20) / unit.len());
+        let bytes = text.as_bytes();
+        assert_eq!(check_utf8(bytes), Ok(()));
+        let threads = rayon::current_num_threads().max(2);
+        let mut places = vec![0, 1, bytes.len() - 1];
+        for parts in 2..=threads.max(4) {
+            for k in 1..parts {
+                let at = bytes.len() * k / parts;
+                places.extend(at.saturating_sub(5)..at + 5);
+            }
+        }
+        for &p in &places {
+            for bad in [0x80u8, 0xC3, 0xE2, 0xF0, 0xFF] {
+                let mut b = bytes.to_vec();
+                b[p] = bad;
+                let want = std::str::from_utf8(&b)
+                    .map(|_| ())
+                    .map_err(|e| e.valid_up_to());
+                assert_eq!(check_utf8(&b), want, "byte {bad:#x} at {p}");
+            }
+        }
+        // A run of continuation bytes across a cut.
+        let mut b = bytes.to_vec();
+        let at = b.len() / 2;
+        b[at - 3..at + 5].fill(0x80);
+        let want = std::str::from_utf8(&b)
+            .map(|_| ())
+            .map_err(|e| e.valid_up_to());
+        assert_eq!(check_utf8(&b), want);
     }
 }

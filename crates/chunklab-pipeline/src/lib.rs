@@ -196,6 +196,57 @@ impl Pipeline {
         )
     }
 
+    /// [`Pipeline::prepare`] (not `big`) and [`Pipeline::process`] of `input` in one go, the
+    /// processed document handed to `f`. Plain text without pages that a chunker reading only
+    /// locations chunks, with no context stage or late chunking, is chunked from the text as
+    /// read ([`chunk_source_text`](chunklab_core::chunker::chunk_source_text)): not parsed, not
+    /// copied, not validated twice; the chunks are those of `prepare` + `process`.
+    pub fn with_processed<R>(
+        &self,
+        input: &Input,
+        f: impl FnOnce(Processed<'_>) -> R,
+    ) -> Result<R, Skip> {
+        let source = input.source();
+        let text = match reading::read_text(input, &self.reading)? {
+            reading::Read::Prepared(p) => return Ok(f(self.process(input, &source, &p)?)),
+            reading::Read::Text(text, parser) => {
+                let s = text.as_str();
+                let plain = self.chunker.reads_only_locations()
+                    && self.context.is_none()
+                    && self.late.is_none()
+                    && parser.name() == "text"
+                    // A second byte order mark is dropped by the parser; form feeds are pages.
+                    && !s.starts_with('\u{feff}')
+                    && memchr::memchr(b'\x0C', s.as_bytes()).is_none();
+                if !plain {
+                    let p = reading::prepare_text(
+                        input,
+                        text,
+                        parser,
+                        &self.reading,
+                        self.chunker.needs_structure(),
+                        false,
+                        self.chunker.reads_only_locations() && self.context.is_none(),
+                    )?;
+                    return Ok(f(self.process(input, &source, &p)?));
+                }
+                text
+            }
+        };
+        let s = text.as_str();
+        let chunks = chunklab_core::chunker::chunk_source_text(
+            &Document::new(input.doc_id(), &source, s),
+            self.chunker.as_ref(),
+        )
+        .map_err(|e| Skip::Error(anyhow!("{source}: {:#}", anyhow::Error::from(e))))?;
+        Ok(f(Processed {
+            chunks,
+            vectors: None,
+            warnings: Vec::new(),
+            bytes: s.len(),
+        }))
+    }
+
     /// Chunk a prepared input, give the chunks their contexts and (late chunking) vectors.
     /// `source` is the input's display name ([`Input::source`]), borrowed by the chunks.
     pub fn process<'a>(

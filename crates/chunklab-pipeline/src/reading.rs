@@ -198,21 +198,52 @@ pub(crate) fn prepare_with(
     big: bool,
     flat: bool,
 ) -> Result<Prepared, Skip> {
+    match read_text(input, how)? {
+        Read::Prepared(p) => Ok(p),
+        Read::Text(text, parser) => {
+            prepare_text(input, text, parser, how, needs_structure, big, flat)
+        }
+    }
+}
+
+/// An input read: parsed already (binary formats), or decoded text and the parser it calls
+/// for.
+pub(crate) enum Read {
+    Prepared(Prepared),
+    Text(Text, Box<dyn Parser>),
+}
+
+/// Read an input; binary formats (PDF, DOCX, ODT) are parsed from their raw bytes, text
+/// formats decoded (encodings, lossy, binary detection).
+pub(crate) fn read_text(input: &Input, how: &Reading) -> Result<Read, Skip> {
     let name = input.source();
     let raw = input::read(input)?;
     let bytes = raw.bytes();
     let parser = chooser(input.path(), bytes, how.parser.as_deref(), &how.ocr);
-    let parse = |bytes: &[u8]| {
-        parser
-            .parse(bytes, input.path(), &how.limits)
-            .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))
-    };
     if is_binary_format(parser.name()) {
-        let mut doc = parse(bytes)?;
+        let mut doc = parser
+            .parse(bytes, input.path(), &how.limits)
+            .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?;
         let warnings = std::mem::take(&mut doc.warnings);
-        return Ok(Prepared::Parsed(doc, warnings));
+        return Ok(Read::Prepared(Prepared::Parsed(doc, warnings)));
     }
-    let text = input::decode(&name, raw, &how.decoding)?;
+    Ok(Read::Text(
+        input::decode(&name, raw, &how.decoding)?,
+        parser,
+    ))
+}
+
+/// [`prepare_with`] of decoded text.
+pub(crate) fn prepare_text(
+    input: &Input,
+    text: Text,
+    parser: Box<dyn Parser>,
+    how: &Reading,
+    needs_structure: bool,
+    big: bool,
+    flat: bool,
+) -> Result<Prepared, Skip> {
+    let name = input.source();
     if big && !needs_structure {
         return Ok(Prepared::Plain(text));
     }
@@ -221,7 +252,9 @@ pub(crate) fn prepare_with(
             .parse_flat(text.as_str().as_bytes())
             .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?
     } else {
-        parse(text.as_str().as_bytes())?
+        parser
+            .parse(text.as_str().as_bytes(), input.path(), &how.limits)
+            .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?
     };
     let warnings = std::mem::take(&mut doc.warnings);
     Ok(Prepared::Parsed(doc, warnings))
