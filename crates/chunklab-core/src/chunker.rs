@@ -1,6 +1,6 @@
 //! The `Chunker` seam and the function that turns a strategy's spans into [`Chunk`]s.
 
-use crate::chunk::{chunk_id, Chunk, ChunkMeta, Span};
+use crate::chunk::{chunk_id, chunk_ids, Chunk, ChunkMeta, IdInput, Span};
 use crate::document::ParsedDocument;
 use crate::error::Result;
 use crate::text::{count_chars, count_newlines, CharCursor, LineCursor};
@@ -316,7 +316,7 @@ impl<'a> ChunkMaker<'a> {
 
     /// Chunk number `index` of the document.
     fn make(&mut self, index: usize, span: Span, meta: ChunkMeta) -> Chunk<'a> {
-        self.fields.make(&mut self.cursor, index, span, meta)
+        self.fields.make(&mut self.cursor, index, span, meta, None)
     }
 }
 
@@ -327,19 +327,21 @@ impl<'a> Fields<'a> {
         chunk_id_for(self.doc_id, span.start, span.end, &self.config, meta, text)
     }
 
-    /// Chunk number `index` of the document, its char offsets (and own lines) from `cursor`.
+    /// Chunk number `index` of the document, its char offsets (and own lines) from `cursor`,
+    /// its id `id` when already made.
     fn make(
         &self,
         cursor: &mut Cursors<'a>,
         index: usize,
         span: Span,
         mut meta: ChunkMeta,
+        id: Option<String>,
     ) -> Chunk<'a> {
         if self.own_lines {
             meta.lines = Some(cursor.lines.span_lines(span.start, span.end));
         }
         Chunk {
-            id: self.id(span, &meta),
+            id: id.unwrap_or_else(|| self.id(span, &meta)),
             doc_id: self.doc_id,
             source: self.source,
             text: &self.text[span.start..span.end],
@@ -436,12 +438,30 @@ impl<'a> ChunkMaker<'a> {
                         LineCursor::new(text)
                     },
                 };
+                // The group's ids at once, their hashing side by side.
+                let configs: Vec<_> = group_parts
+                    .iter()
+                    .map(|(_, meta)| id_config(&fields.config, meta))
+                    .collect();
+                let inputs: Vec<IdInput<'_>> = group_parts
+                    .iter()
+                    .zip(&configs)
+                    .map(|((s, _), config)| IdInput {
+                        doc_id: fields.doc_id,
+                        start: s.start,
+                        end: s.end,
+                        config,
+                        text: &text[s.start..s.end],
+                    })
+                    .collect();
+                let ids = chunk_ids(&inputs);
                 group_parts
                     .iter_mut()
+                    .zip(ids)
                     .enumerate()
-                    .map(|(k, (s, meta))| {
+                    .map(|(k, ((s, meta), id))| {
                         let index = first + g * group + k;
-                        fields.make(&mut cursor, index, *s, std::mem::take(meta))
+                        fields.make(&mut cursor, index, *s, std::mem::take(meta), Some(id))
                     })
                     .collect()
             })
@@ -574,13 +594,18 @@ pub fn chunk_id_for(
     meta: &ChunkMeta,
     text: &str,
 ) -> String {
+    chunk_id(doc_id, start, end, &id_config(config, meta), text)
+}
+
+/// What [`chunk_id_for`] hashes as the configuration: the chunker's, with the prefix and the
+/// level when the chunk has them.
+fn id_config<'c>(config: &'c str, meta: &ChunkMeta) -> std::borrow::Cow<'c, str> {
     match (&meta.prefix, meta.level) {
-        (None, None) => chunk_id(doc_id, start, end, config, text),
-        (Some(p), None) => chunk_id(doc_id, start, end, &format!("{config}\0{p}"), text),
+        (None, None) => config.into(),
+        (Some(p), None) => format!("{config}\0{p}").into(),
         (p, Some(level)) => {
             let p = p.as_deref().unwrap_or_default();
-            let c = format!("{config}\0{p}\0level={level}");
-            chunk_id(doc_id, start, end, &c, text)
+            format!("{config}\0{p}\0level={level}").into()
         }
     }
 }
