@@ -8,8 +8,14 @@
 //!
 //! Options: `--n N` items (100000), `--dim D` (384), `--queries Q` (1000), `--clusters C`
 //! (min(n/100, 4000)), `--m M` / `--ef-construction E` / `--ef E1,E2,..` (HNSW parameters; the
-//! last `--ef` value is kept for the filtered and hybrid rows), `--threads T` build threads (2),
-//! `--dir PATH` where to save (a temporary directory), `--no-text` to skip BM25 and hybrid.
+//! last `--ef` value is kept for the filtered and hybrid rows), `--graph f32|i8` (the graph's copy
+//! of the vectors, default i8), `--threads T` build threads (2), `--dir PATH` where to save (a
+//! temporary directory), `--no-text` to skip BM25 and hybrid, `--no-filters` to skip the filtered
+//! rows, `--load` to skip the build and load the index already saved in `--dir` (same `--n`,
+//! so the queries are the same; its RSS is then the loaded index alone).
+//!
+//! Memory: the vectors are generated and added in blocks of 50,000, so the peak RSS of the build
+//! is the index plus one block; "RSS after load" is the loaded index alone (plus the queries).
 //!
 //! Data: a Gaussian mixture of `C` random unit centroids plus anisotropic noise with a power-law
 //! spectrum (variance of component i ∝ (i+1)^-0.75, participation ratio ≈ 86 dimensions at 384-d)
@@ -26,7 +32,7 @@ use std::time::{Duration, Instant};
 use chunklab_index::bm25::Bm25;
 use chunklab_index::fusion::rrf;
 use chunklab_index::store::ChunkRecord;
-use chunklab_index::vectors::{HnswParams, VectorIndex};
+use chunklab_index::vectors::{GraphVectors, HnswParams, VectorIndex};
 
 struct Args {
     n: usize,
@@ -39,6 +45,9 @@ struct Args {
     threads: usize,
     dir: Option<PathBuf>,
     text: bool,
+    filters: bool,
+    graph: GraphVectors,
+    load: bool,
 }
 
 fn parse_args() -> Args {
@@ -53,6 +62,9 @@ fn parse_args() -> Args {
         threads: 2,
         dir: None,
         text: true,
+        filters: true,
+        graph: HnswParams::default().graph,
+        load: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -76,6 +88,9 @@ fn parse_args() -> Args {
             "--threads" => args.threads = number(value()),
             "--dir" => args.dir = Some(PathBuf::from(value())),
             "--no-text" => args.text = false,
+            "--no-filters" => args.filters = false,
+            "--load" => args.load = true,
+            "--graph" => args.graph = value().parse().unwrap_or_else(|e: String| fail(&e)),
             other => fail(&format!("unknown option {other}")),
         }
     }
@@ -170,8 +185,12 @@ impl Mixture {
 
     /// `n` points into one contiguous buffer; returns (vectors, cluster of each point).
     fn sample(&self, n: usize, seed: u64) -> (Vec<f32>, Vec<u32>) {
+        self.sample_from(&mut Rng(seed), n)
+    }
+
+    /// The next `n` points of the stream `rng` (consecutive calls continue one sample).
+    fn sample_from(&self, rng: &mut Rng, n: usize) -> (Vec<f32>, Vec<u32>) {
         let clusters = self.centroids.len() / self.dim;
-        let mut rng = Rng(seed);
         let mut data = vec![0f32; n * self.dim];
         let mut labels = Vec::with_capacity(n);
         for point in data.chunks_mut(self.dim) {
@@ -261,12 +280,95 @@ fn row(label: &str, recall: Option<f64>, times: Vec<Duration>) {
 }
 
 fn peak_rss_mib() -> f64 {
+    status_mib("VmHWM:")
+}
+
+/// Builds the index from the mixture's stream (points generated untimed, added in blocks), saves
+/// it to `dir`; returns (bytes on disk, save seconds).
+fn build_and_save(args: &Args, mixture: &Mixture, dir: &std::path::Path) -> (u64, f64) {
+    let n = args.n;
+    let params = HnswParams {
+        m: args.m,
+        ef_construction: args.ef_construction,
+        ef_search: *args.ef.last().unwrap(),
+        graph: args.graph,
+    };
+    println!("graph vectors: {}", args.graph.name());
+    let mut index = VectorIndex::new(args.dim, params).with_build_threads(args.threads);
+    const BLOCK: usize = 50_000;
+    let mut stream = Rng(2);
+    let (mut build, mut generate, mut build_cpu) = (0.0f64, 0.0f64, 0.0f64);
+    let mut to_centroid = 0.0f64;
+    let mut first = 0usize;
+    while first < n {
+        let count = BLOCK.min(n - first);
+        let start = Instant::now();
+        let (data, labels) = mixture.sample_from(&mut stream, count);
+        generate += start.elapsed().as_secs_f64();
+        if first == 0 {
+            for (i, point) in data.chunks(args.dim).take(10_000).enumerate() {
+                let c = labels[i] as usize;
+                let centroid = &mixture.centroids[c * args.dim..(c + 1) * args.dim];
+                to_centroid += point.iter().zip(centroid).map(|(a, b)| a * b).sum::<f32>() as f64;
+            }
+        }
+        let items: Vec<(u64, &[f32])> = data
+            .chunks(args.dim)
+            .enumerate()
+            .map(|(i, v)| ((first + i) as u64, v))
+            .collect();
+        let start = Instant::now();
+        let cpu = cpu_seconds();
+        index.add_batch(&items).unwrap();
+        build += start.elapsed().as_secs_f64();
+        build_cpu += cpu_seconds() - cpu;
+        first += count;
+    }
+    println!(
+        "data: {generate:.1} s to generate; mean cosine to own centroid {:.3}",
+        to_centroid / n.min(10_000) as f64
+    );
+    println!(
+        "build: {build:.1} s ({:.0} items/s, {} threads), {build_cpu:.1} CPU s ({:.0} items per CPU second); peak RSS so far {:.0} MiB",
+        n as f64 / build,
+        args.threads,
+        n as f64 / build_cpu.max(1e-9),
+        peak_rss_mib()
+    );
+
+    let start = Instant::now();
+    index.save(dir).unwrap();
+    let save = start.elapsed().as_secs_f64();
+    (dir_bytes(dir), save)
+}
+
+/// CPU seconds (user + system) this process has used so far, from /proc/self/stat.
+fn cpu_seconds() -> f64 {
+    let ticks = std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|stat| {
+            // Fields after the command name (which may hold spaces) end with ')'.
+            let rest = stat.rsplit_once(')')?.1;
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let user: f64 = fields.get(11)?.parse().ok()?;
+            let system: f64 = fields.get(12)?.parse().ok()?;
+            Some(user + system)
+        })
+        .unwrap_or(0.0);
+    ticks / 100.0
+}
+
+fn rss_mib() -> f64 {
+    status_mib("VmRSS:")
+}
+
+fn status_mib(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {
             status
                 .lines()
-                .find(|line| line.starts_with("VmHWM:"))
+                .find(|line| line.starts_with(field))
                 .and_then(|line| line.split_whitespace().nth(1)?.parse::<f64>().ok())
         })
         .map_or(0.0, |kib| kib / 1024.0)
@@ -463,47 +565,10 @@ fn main() {
         usearch::hardware_acceleration_available()
     );
 
-    let start = Instant::now();
     let mixture = Mixture::new(args.dim, args.clusters, 1);
-    let (data, labels) = mixture.sample(n, 2);
     let (query_data, _) = mixture.sample(args.queries, 3);
-    let mut to_centroid = 0.0f64;
-    for (i, point) in data.chunks(args.dim).take(10_000).enumerate() {
-        let c = labels[i] as usize;
-        let centroid = &mixture.centroids[c * args.dim..(c + 1) * args.dim];
-        to_centroid += point.iter().zip(centroid).map(|(a, b)| a * b).sum::<f32>() as f64;
-    }
-    println!(
-        "data: {:.1} s to generate; mean cosine to own centroid {:.3}",
-        start.elapsed().as_secs_f64(),
-        to_centroid / n.min(10_000) as f64
-    );
 
-    // Build.
-    let params = HnswParams {
-        m: args.m,
-        ef_construction: args.ef_construction,
-        ef_search: *args.ef.last().unwrap(),
-    };
-    let mut index = VectorIndex::new(args.dim, params).with_build_threads(args.threads);
-    let items: Vec<(u64, &[f32])> = data
-        .chunks(args.dim)
-        .enumerate()
-        .map(|(i, v)| (i as u64, v))
-        .collect();
-    let start = Instant::now();
-    index.add_batch(&items).unwrap();
-    let build = start.elapsed().as_secs_f64();
-    drop(items);
-    drop(data);
-    println!(
-        "build: {build:.1} s ({:.0} items/s, {} threads); peak RSS so far {:.0} MiB",
-        n as f64 / build,
-        args.threads,
-        peak_rss_mib()
-    );
-
-    // Save, size on disk, load (the loaded copy answers every query below).
+    // Where the index is saved (and, with --load, where it already is).
     let temp;
     let dir = match &args.dir {
         Some(dir) => dir.clone(),
@@ -512,14 +577,22 @@ fn main() {
             temp.clone()
         }
     };
-    let start = Instant::now();
-    index.save(&dir).unwrap();
-    let save = start.elapsed().as_secs_f64();
-    let bytes = dir_bytes(&dir);
-    drop(index);
+    let (bytes, save) = if args.load {
+        if args.dir.is_none() {
+            fail("--load needs --dir");
+        }
+        (dir_bytes(&dir), 0.0)
+    } else {
+        build_and_save(&args, &mixture, &dir)
+    };
     let start = Instant::now();
     let mut index = VectorIndex::load(&dir).unwrap();
     let load = start.elapsed().as_secs_f64();
+    println!(
+        "RSS after load: {:.0} MiB (the loaded index and the queries); graph vectors {}",
+        rss_mib(),
+        index.params().graph.name()
+    );
     println!(
         "disk: {bytes} bytes = {:.0} bytes/item ({:.0} of them the f32 vector); save {save:.1} s, load {load:.1} s (checksums + graph + flat copy)",
         bytes as f64 / n as f64,
@@ -528,6 +601,7 @@ fn main() {
     if args.dir.is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }
+    let n = index.len();
 
     let queries: Vec<&[f32]> = query_data.chunks(args.dim).collect();
     let start = Instant::now();
@@ -562,7 +636,12 @@ fn main() {
 
     // Filtered searches: cheap filters (key arithmetic) and a hash-set filter (the cost of a
     // metadata lookup per key).
-    for (name, modulus) in [("10%", 10u64), ("5%", 20), ("1%", 100)] {
+    let moduli: &[(&str, u64)] = if args.filters {
+        &[("10%", 10), ("5%", 20), ("1%", 100)]
+    } else {
+        &[]
+    };
+    for &(name, modulus) in moduli {
         let filter = move |key: u64| key % modulus == 3;
         let f: &(dyn Fn(u64) -> bool + Sync) = &filter;
         let truth = ground_truth(&index, &queries, Some(f));
@@ -593,14 +672,16 @@ fn main() {
             times,
         );
     }
-    let set: HashSet<u64> = (0..n as u64).filter(|k| k % 100 == 7).collect();
-    let filter = |key: u64| set.contains(&key);
-    let (_, times) = timed(&queries, |q| index.search(q, 10, Some(&filter)).unwrap());
-    row("filtered 1% (HashSet lookup), `search`", None, times);
-    let set10: HashSet<u64> = (0..n as u64).filter(|k| k % 10 == 7).collect();
-    let filter = |key: u64| set10.contains(&key);
-    let (_, times) = timed(&queries, |q| index.search(q, 10, Some(&filter)).unwrap());
-    row("filtered 10% (HashSet lookup), `search`", None, times);
+    if args.filters {
+        let set: HashSet<u64> = (0..n as u64).filter(|k| k % 100 == 7).collect();
+        let filter = |key: u64| set.contains(&key);
+        let (_, times) = timed(&queries, |q| index.search(q, 10, Some(&filter)).unwrap());
+        row("filtered 1% (HashSet lookup), `search`", None, times);
+        let set10: HashSet<u64> = (0..n as u64).filter(|k| k % 10 == 7).collect();
+        let filter = |key: u64| set10.contains(&key);
+        let (_, times) = timed(&queries, |q| index.search(q, 10, Some(&filter)).unwrap());
+        row("filtered 10% (HashSet lookup), `search`", None, times);
+    }
 
     if args.text {
         text_rows(&args, &index, &queries);

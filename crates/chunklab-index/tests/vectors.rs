@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
 
-use chunklab_index::vectors::{HnswParams, VectorError, VectorIndex, EXACT_SCAN_MAX};
+use chunklab_index::vectors::{GraphVectors, HnswParams, VectorError, VectorIndex, EXACT_SCAN_MAX};
 
 /// Deterministic generator (SplitMix64) with Gaussian samples (Box–Muller).
 struct Rng(u64);
@@ -102,10 +102,23 @@ fn recall(
 fn graph_recall_at_10_is_at_least_0_98() {
     let vectors = clustered(4_000, 64, 200, 0.35, 1);
     let queries = clustered(200, 64, 200, 0.35, 2);
-    let index = build(&vectors, HnswParams::default());
-    assert_eq!(index.len(), 4_000);
-    let recall = recall(&index, &queries, 10, true, None);
-    assert!(recall >= 0.98, "graph recall@10 = {recall}");
+    for graph in [GraphVectors::I8, GraphVectors::F32] {
+        let params = HnswParams {
+            graph,
+            ..HnswParams::default()
+        };
+        let index = build(&vectors, params);
+        assert_eq!(index.len(), 4_000);
+        let recall = recall(&index, &queries, 10, true, None);
+        assert!(recall >= 0.98, "{graph:?} graph recall@10 = {recall}");
+        // Whatever the graph holds, the scores are the exact ones.
+        for query in &queries[..5] {
+            let exact = index.search_exact(query, 4_000, None).unwrap();
+            for (key, score) in index.search_graph(query, 10, None).unwrap() {
+                assert_eq!(exact.iter().find(|hit| hit.0 == key).unwrap().1, score);
+            }
+        }
+    }
 }
 
 #[test]
@@ -229,6 +242,12 @@ fn remove_and_replace() {
 
 #[test]
 fn save_and_load_give_identical_results() {
+    for graph in [GraphVectors::I8, GraphVectors::F32] {
+        save_and_load_give_identical_results_with(graph);
+    }
+}
+
+fn save_and_load_give_identical_results_with(graph: GraphVectors) {
     let dir = tempfile::tempdir().unwrap();
     let vectors = clustered(EXACT_SCAN_MAX + 1_000, 24, 100, 0.3, 10);
     let queries = clustered(30, 24, 100, 0.3, 11);
@@ -238,6 +257,7 @@ fn save_and_load_give_identical_results() {
             m: 12,
             ef_construction: 64,
             ef_search: 40,
+            graph,
         },
     );
     index.remove(4).unwrap();
@@ -272,7 +292,43 @@ fn save_and_load_give_identical_results() {
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert_eq!(files.len(), 3, "old generation removed: {files:?}");
+    // Manifest, graph and keys, plus the exact vectors beside an i8 graph.
+    let expected = if graph == GraphVectors::I8 { 4 } else { 3 };
+    assert_eq!(files.len(), expected, "old generation removed: {files:?}");
+    assert_eq!(
+        files.iter().any(|name| name.ends_with(".f32")),
+        graph == GraphVectors::I8
+    );
+}
+
+#[test]
+fn a_version_1_index_with_an_f32_graph_still_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let vectors = clustered(EXACT_SCAN_MAX + 500, 16, 50, 0.3, 13);
+    let params = HnswParams {
+        graph: GraphVectors::F32,
+        ..HnswParams::default()
+    };
+    let index = build(&vectors, params);
+    index.save(dir.path()).unwrap();
+    // What a build before version 2 wrote: no graph_vectors field, version 1.
+    let path = dir.path().join("vectors.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    manifest["version"] = 1.into();
+    manifest.as_object_mut().unwrap().remove("graph_vectors");
+    fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    let loaded = VectorIndex::load(dir.path()).unwrap();
+    assert_eq!(loaded.params().graph, GraphVectors::F32);
+    assert_eq!(
+        loaded.search(&vectors[7], 5, None).unwrap(),
+        index.search(&vectors[7], 5, None).unwrap()
+    );
+    // A version 1 manifest cannot claim an i8 graph.
+    manifest["graph_vectors"] = "i8".into();
+    fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    let message = load_error(dir.path());
+    assert!(message.contains("vectors.json"), "{message}");
 }
 
 #[test]
@@ -359,6 +415,26 @@ fn truncated_or_corrupt_files_are_errors_naming_the_file() {
     let message = load_error(dir.path());
     assert!(message.contains(".keys"), "{message}");
 
+    // The exact vectors beside an i8 graph: truncated, then one flipped bit.
+    let dir = tempfile::tempdir().unwrap();
+    saved(dir.path());
+    let rows = file_ending(dir.path(), ".f32");
+    let bytes = fs::read(&rows).unwrap();
+    fs::write(&rows, &bytes[..bytes.len() - 4]).unwrap();
+    let message = load_error(dir.path());
+    assert!(
+        message.contains(".f32") && message.contains("truncated"),
+        "{message}"
+    );
+    let mut flipped = bytes.clone();
+    flipped[100] ^= 0x01;
+    fs::write(&rows, &flipped).unwrap();
+    let message = load_error(dir.path());
+    assert!(
+        message.contains(".f32") && message.contains("checksum"),
+        "{message}"
+    );
+
     // Garbage, truncated and empty manifests; a missing directory.
     for manifest in ["not json", "{\"format\": \"chunklab-vectors\"", ""] {
         let dir = tempfile::tempdir().unwrap();
@@ -392,7 +468,12 @@ fn an_interrupted_save_leaves_the_previous_version_loadable() {
     files.sort();
     assert_eq!(
         files,
-        vec!["vectors-3.keys", "vectors-3.usearch", "vectors.json"]
+        vec![
+            "vectors-3.f32",
+            "vectors-3.keys",
+            "vectors-3.usearch",
+            "vectors.json"
+        ]
     );
     assert_eq!(VectorIndex::load(dir.path()).unwrap().len(), 300);
 }
@@ -450,6 +531,7 @@ fn bad_vectors_are_errors_and_leave_the_index_unchanged() {
             m: 1,
             ef_construction: 10,
             ef_search: 10,
+            ..HnswParams::default()
         },
     );
     let error = bad_params.add(1, &good).unwrap_err();

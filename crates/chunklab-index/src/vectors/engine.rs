@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Condvar, Mutex};
 
 use super::error::{Result, VectorError};
-use super::params::HnswParams;
+use super::params::{GraphVectors, HnswParams};
 
 /// Limits concurrent engine calls to the number of search contexts USearch has reserved (it fails
 /// instead of waiting when all are in use).
@@ -65,6 +65,8 @@ pub(super) struct Engine {
     /// Search/insert contexts reserved in USearch.
     contexts: usize,
     pub(super) gate: Gate,
+    /// The graph's copy of the vectors.
+    pub(super) graph: GraphVectors,
 }
 
 pub(super) fn engine_error<E: std::fmt::Display>(
@@ -83,11 +85,21 @@ pub(super) fn context_count(build_threads: usize) -> usize {
 }
 
 impl Engine {
+    /// The USearch metric and scalar kind of a graph.
+    pub(super) fn kinds(graph: GraphVectors) -> (usearch::MetricKind, usearch::ScalarKind) {
+        match graph {
+            GraphVectors::F32 => (usearch::MetricKind::IP, usearch::ScalarKind::F32),
+            // Each i8 vector has its own scale, which only the cosine ignores.
+            GraphVectors::I8 => (usearch::MetricKind::Cos, usearch::ScalarKind::I8),
+        }
+    }
+
     fn options(dim: usize, params: &HnswParams) -> usearch::IndexOptions {
+        let (metric, quantization) = Self::kinds(params.graph);
         usearch::IndexOptions {
             dimensions: dim,
-            metric: usearch::MetricKind::IP,
-            quantization: usearch::ScalarKind::F32,
+            metric,
+            quantization,
             connectivity: params.m,
             expansion_add: params.ef_construction,
             expansion_search: params.ef_search,
@@ -104,7 +116,37 @@ impl Engine {
             tombstones: 0,
             contexts,
             gate: Gate::new(contexts),
+            graph: params.graph,
         })
+    }
+
+    /// Adds `vector` (checked f32) to the graph in the graph's scalar kind.
+    pub(super) fn add(&self, key: u64, vector: &[f32]) -> Result<()> {
+        match self.graph {
+            GraphVectors::F32 => self.index.add(key, vector),
+            GraphVectors::I8 => self.index.add(key, &quantize_i8(vector)),
+        }
+        .map_err(engine_error("adding a vector"))
+    }
+
+    /// The graph's `count` nearest candidates for `query` (f32), keeping only keys `filter`
+    /// accepts when one is given.
+    pub(super) fn search<F: Fn(u64) -> bool>(
+        &self,
+        query: &[f32],
+        count: usize,
+        filter: Option<F>,
+    ) -> Result<usearch::ffi::Matches> {
+        match (self.graph, filter) {
+            (GraphVectors::F32, None) => self.index.search(query, count),
+            (GraphVectors::F32, Some(filter)) => self.index.filtered_search(query, count, filter),
+            (GraphVectors::I8, None) => self.index.search(&quantize_i8(query), count),
+            (GraphVectors::I8, Some(filter)) => {
+                self.index
+                    .filtered_search(&quantize_i8(query), count, filter)
+            }
+        }
+        .map_err(engine_error("searching"))
     }
 
     /// Makes room for `incoming` more adds (each reuses a tombstone first).
@@ -150,18 +192,32 @@ impl Engine {
     }
 }
 
+/// `vector` scaled so that its largest component is ±127, rounded to the nearest integer. The
+/// cosine of two such vectors is close to that of the originals (each keeps ~7 bits per component
+/// relative to its own range; a shared scale would leave sentence embeddings, whose components
+/// are mostly below 0.1, with 3–4 bits).
+pub(super) fn quantize_i8(vector: &[f32]) -> Vec<i8> {
+    let largest = vector.iter().fold(0f32, |acc, v| acc.max(v.abs()));
+    if largest == 0.0 || !largest.is_finite() {
+        return vec![0; vector.len()];
+    }
+    let scale = 127.0 / largest;
+    vector
+        .iter()
+        .map(|v| (v * scale).round().clamp(-127.0, 127.0) as i8)
+        .collect()
+}
+
 /// Adds `items` to the engine on `threads` threads (work handed out in small chunks); returns the
 /// first error.
 pub(super) fn insert_parallel(
-    index: &usearch::Index,
+    index: &Engine,
     items: &[(u64, &[f32])],
     threads: usize,
 ) -> Result<()> {
     if threads <= 1 {
         for (key, vector) in items {
-            index
-                .add(*key, vector)
-                .map_err(engine_error("adding a vector"))?;
+            index.add(*key, vector)?;
         }
         return Ok(());
     }
@@ -183,7 +239,7 @@ pub(super) fn insert_parallel(
                             let mut slot = first_error
                                 .lock()
                                 .unwrap_or_else(|poison| poison.into_inner());
-                            slot.get_or_insert(engine_error("adding a vector")(error));
+                            slot.get_or_insert(error);
                             return;
                         }
                     }

@@ -28,6 +28,22 @@ impl FlatStore {
         }
     }
 
+    /// A store of `keys` (distinct) whose rows are `data` in the same order.
+    pub(crate) fn from_rows(dim: usize, keys: Vec<u64>, data: Vec<f32>) -> Self {
+        debug_assert_eq!(keys.len() * dim, data.len());
+        let rows = keys
+            .iter()
+            .enumerate()
+            .map(|(row, &key)| (key, row))
+            .collect();
+        Self {
+            dim,
+            keys,
+            data,
+            rows,
+        }
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.keys.len()
     }
@@ -44,6 +60,11 @@ impl FlatStore {
     /// The stored vector of `key`.
     pub(crate) fn get(&self, key: u64) -> Option<&[f32]> {
         self.rows.get(&key).map(|&row| self.row(row))
+    }
+
+    /// Every vector, in row order (the order of [`keys`](Self::keys)).
+    pub(crate) fn rows(&self) -> &[f32] {
+        &self.data
     }
 
     fn row(&self, row: usize) -> &[f32] {

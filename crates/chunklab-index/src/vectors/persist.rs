@@ -4,8 +4,11 @@
 //!
 //! * `vectors.json` — the manifest: format version, dimension, HNSW parameters, item count, and for
 //!   each data file its name, byte length and BLAKE3 hash;
-//! * `vectors-<generation>.usearch` — the HNSW graph with the f32 vectors (USearch's own format;
-//!   absent when the index is empty);
+//! * `vectors-<generation>.usearch` — the HNSW graph with its copy of the vectors (USearch's own
+//!   format; absent when the index is empty). With `graph_vectors: "f32"` (every version-1 index)
+//!   that copy is exact and is the only one on disk;
+//! * `vectors-<generation>.f32` — with `graph_vectors: "i8"` (version 2), the exact vectors,
+//!   little-endian `f32`, one row of `dim` per key in row order;
 //! * `vectors-<generation>.keys` — the keys, little-endian `u64`, in row order.
 //!
 //! A save writes a NEW generation of data files, fsyncs them, then replaces the manifest atomically
@@ -22,12 +25,15 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::error::{Result, VectorError};
+use super::params::GraphVectors;
 
 /// Name of the manifest file inside an index directory.
 pub(crate) const MANIFEST: &str = "vectors.json";
 const MANIFEST_TMP: &str = "vectors.json.tmp";
 const FORMAT: &str = "chunklab-vectors";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+/// The oldest manifest version this build reads (version 1 has only f32 graphs).
+const OLDEST_VERSION: u32 = 1;
 const FILE_PREFIX: &str = "vectors-";
 
 /// The manifest: everything needed to check and reopen the data files.
@@ -41,9 +47,26 @@ pub(crate) struct Manifest {
     pub ef_construction: usize,
     pub ef_search: usize,
     pub count: usize,
+    /// The graph's copy of the vectors: `"f32"` or `"i8"` ([`GraphVectors::name`]).
+    #[serde(default = "f32_name")]
+    pub graph_vectors: String,
     /// The USearch graph file; `None` for an empty index.
     pub graph: Option<FileEntry>,
+    /// The exact vectors when the graph holds only i8 copies; `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vectors: Option<FileEntry>,
     pub keys: FileEntry,
+}
+
+fn f32_name() -> String {
+    GraphVectors::F32.name().to_string()
+}
+
+impl Manifest {
+    /// The graph's vector kind (checked by [`read_manifest`]).
+    pub(crate) fn graph_vectors(&self) -> GraphVectors {
+        self.graph_vectors.parse().unwrap_or(GraphVectors::F32)
+    }
 }
 
 /// One data file as the manifest records it.
@@ -58,6 +81,7 @@ pub(crate) struct FileEntry {
 pub(crate) struct Generation {
     pub number: u64,
     pub graph: PathBuf,
+    pub vectors: PathBuf,
     pub keys: PathBuf,
 }
 
@@ -95,15 +119,17 @@ pub(crate) fn begin(dir: &Path) -> Result<Generation> {
     Ok(Generation {
         number,
         graph: dir.join(format!("{FILE_PREFIX}{number}.usearch")),
+        vectors: dir.join(format!("{FILE_PREFIX}{number}.f32")),
         keys: dir.join(format!("{FILE_PREFIX}{number}.keys")),
     })
 }
 
-/// The generation number in a data file name `vectors-<n>.usearch` / `vectors-<n>.keys`.
+/// The generation number in a data file name `vectors-<n>.usearch` / `.f32` / `.keys`.
 fn generation_of(name: &str) -> Option<u64> {
     let rest = name.strip_prefix(FILE_PREFIX)?;
     let number = rest
         .strip_suffix(".usearch")
+        .or_else(|| rest.strip_suffix(".f32"))
         .or_else(|| rest.strip_suffix(".keys"))?;
     number.parse().ok()
 }
@@ -117,6 +143,53 @@ pub(crate) fn write_keys(path: &Path, keys: &[u64]) -> Result<()> {
     }
     out.flush().map_err(io_error(path))?;
     Ok(())
+}
+
+/// Writes `rows` (the flat store's vectors in row order) as little-endian f32 to `path`.
+pub(crate) fn write_rows(path: &Path, rows: &[f32]) -> Result<()> {
+    let file = File::create(path).map_err(io_error(path))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    for value in rows {
+        out.write_all(&value.to_le_bytes())
+            .map_err(io_error(path))?;
+    }
+    out.flush().map_err(io_error(path))?;
+    Ok(())
+}
+
+/// Reads a verified vectors file of `count` rows of `dim` finite components (in 1 MiB blocks, so
+/// the file's bytes are never held beside the rows).
+pub(crate) fn read_rows(path: &Path, count: usize, dim: usize) -> Result<Vec<f32>> {
+    use std::io::Read;
+    let values = count
+        .checked_mul(dim)
+        .ok_or_else(|| corrupt(path, "row count times dimension overflows"))?;
+    let length = fs::metadata(path).map_err(io_error(path))?.len();
+    if length != values as u64 * 4 {
+        return Err(corrupt(
+            path,
+            format!("vectors file is {length} bytes, expected {count} rows of {dim} f32"),
+        ));
+    }
+    let mut file = File::open(path).map_err(io_error(path))?;
+    let mut rows = Vec::with_capacity(values);
+    let mut block = vec![0u8; 1 << 20];
+    while rows.len() < values {
+        let want = ((values - rows.len()) * 4).min(block.len());
+        file.read_exact(&mut block[..want])
+            .map_err(io_error(path))?;
+        for chunk in block[..want].chunks_exact(4) {
+            let value = f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            if !value.is_finite() {
+                return Err(corrupt(
+                    path,
+                    format!("row {} holds a value that is not finite", rows.len() / dim),
+                ));
+            }
+            rows.push(value);
+        }
+    }
+    Ok(rows)
 }
 
 /// Fsyncs a finished data file and records its length and hash.
@@ -195,13 +268,27 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest> {
             format!("format is {:?}, expected {FORMAT:?}", manifest.format),
         ));
     }
-    if manifest.version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&manifest.version) {
         return Err(corrupt(
             &path,
             format!(
-                "format version {} is not supported (this build reads version {VERSION})",
+                "format version {} is not supported (this build reads versions {OLDEST_VERSION} to {VERSION})",
                 manifest.version
             ),
+        ));
+    }
+    let graph_vectors: GraphVectors = manifest
+        .graph_vectors
+        .parse()
+        .map_err(|error: String| corrupt(&path, error))?;
+    if manifest.version < 2 && graph_vectors != GraphVectors::F32 {
+        return Err(corrupt(&path, "version 1 indexes hold only f32 graphs"));
+    }
+    let needs_vectors = graph_vectors == GraphVectors::I8 && manifest.count > 0;
+    if manifest.vectors.is_some() != needs_vectors {
+        return Err(corrupt(
+            &path,
+            "vectors file entry does not match the graph's vector kind and item count",
         ));
     }
     if manifest.dim == 0 || manifest.m < 2 || manifest.ef_construction == 0 {
@@ -216,7 +303,12 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest> {
             "keys file length does not match the item count",
         ));
     }
-    for entry in manifest.graph.iter().chain([&manifest.keys]) {
+    for entry in manifest
+        .graph
+        .iter()
+        .chain(manifest.vectors.iter())
+        .chain([&manifest.keys])
+    {
         if generation_of(&entry.name) != Some(manifest.generation) {
             return Err(corrupt(
                 &path,
@@ -234,6 +326,7 @@ pub(crate) fn manifest(
     params: &super::params::HnswParams,
     count: usize,
     graph: Option<FileEntry>,
+    vectors: Option<FileEntry>,
     keys: FileEntry,
 ) -> Manifest {
     Manifest {
@@ -245,7 +338,9 @@ pub(crate) fn manifest(
         ef_construction: params.ef_construction,
         ef_search: params.ef_search,
         count,
+        graph_vectors: params.graph.name().to_string(),
         graph,
+        vectors,
         keys,
     }
 }
@@ -297,6 +392,7 @@ mod tests {
     fn generation_numbers_come_only_from_data_file_names() {
         assert_eq!(generation_of("vectors-12.usearch"), Some(12));
         assert_eq!(generation_of("vectors-3.keys"), Some(3));
+        assert_eq!(generation_of("vectors-4.f32"), Some(4));
         assert_eq!(generation_of("vectors.json"), None);
         assert_eq!(generation_of("vectors-x.keys"), None);
         assert_eq!(generation_of("other-1.keys"), None);

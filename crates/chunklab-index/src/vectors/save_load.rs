@@ -6,7 +6,8 @@ use std::path::Path;
 
 use super::engine::{context_count, engine_error, Engine};
 use super::error::{Result, VectorError};
-use super::params::HnswParams;
+use super::flat::FlatStore;
+use super::params::{GraphVectors, HnswParams};
 use super::persist;
 use super::VectorIndex;
 
@@ -39,6 +40,13 @@ impl VectorIndex {
             }
             _ => None,
         };
+        // An i8 graph is not an exact copy: the exact vectors get a file of their own.
+        let vectors = if graph.is_some() && self.params.graph == GraphVectors::I8 {
+            persist::write_rows(&generation.vectors, self.store.rows())?;
+            Some(persist::seal(&generation.vectors)?)
+        } else {
+            None
+        };
         persist::write_keys(&generation.keys, self.store.keys())?;
         let keys = persist::seal(&generation.keys)?;
         let manifest = persist::manifest(
@@ -47,6 +55,7 @@ impl VectorIndex {
             &self.params,
             self.store.len(),
             graph,
+            vectors,
             keys,
         );
         persist::commit(dir, &manifest)
@@ -70,6 +79,7 @@ impl VectorIndex {
             m: manifest.m,
             ef_construction: manifest.ef_construction,
             ef_search: manifest.ef_search,
+            graph: manifest.graph_vectors(),
         };
         let mut index = VectorIndex::new(manifest.dim, params);
         let Some(graph) = &manifest.graph else {
@@ -83,12 +93,21 @@ impl VectorIndex {
         let path = graph_path
             .to_str()
             .ok_or_else(|| corrupt("path is not UTF-8".to_string()))?;
+        // The exact vectors of an i8 graph, verified before the graph is read.
+        let rows = match &manifest.vectors {
+            Some(entry) => {
+                let rows_path = persist::verify(dir, entry)?;
+                Some(persist::read_rows(&rows_path, keys.len(), manifest.dim)?)
+            }
+            None => None,
+        };
         let meta = usearch::Index::metadata(path)
             .map_err(|error| corrupt(format!("unreadable HNSW header: {error}")))?;
+        let (metric, quantization) = Engine::kinds(params.graph);
         if meta.dimensions != manifest.dim as u64
             || meta.count_present != keys.len() as u64
-            || meta.metric != usearch::MetricKind::IP
-            || meta.quantization != usearch::ScalarKind::F32
+            || meta.metric != metric
+            || meta.quantization != quantization
             || meta.multi
         {
             return Err(corrupt(format!(
@@ -110,6 +129,14 @@ impl VectorIndex {
             .index
             .reserve_capacity_and_threads(engine.capacity, contexts)
             .map_err(engine_error("reserving threads"))?;
+        if let Some(rows) = rows {
+            if let Some(key) = keys.iter().find(|&&key| !engine.index.contains(key)) {
+                return Err(corrupt(format!("key {key} is missing from the HNSW file")));
+            }
+            index.store = FlatStore::from_rows(manifest.dim, keys, rows);
+            index.engine = Some(engine);
+            return Ok(index);
+        }
         index.store.reserve(keys.len());
         let mut row = vec![0f32; manifest.dim];
         for &key in &keys {
