@@ -3,7 +3,7 @@
 use crate::chunk::{chunk_id, chunk_ids, Chunk, ChunkMeta, IdInput, Span};
 use crate::document::ParsedDocument;
 use crate::error::Result;
-use crate::text::{count_chars, count_newlines, CharCursor, LineCursor};
+use crate::text::{CharCursor, LineCursor};
 use rayon::prelude::*;
 
 /// A chunking strategy. Given a document's text it returns spans in document order (sorted by
@@ -375,68 +375,38 @@ impl<'a> ChunkMaker<'a> {
                 .collect();
         }
         let group = parts.len().div_ceil(threads * 4).max(MIN_GROUP_CHUNKS);
-        // Where each group's first span starts (byte, char, newlines before): the stretches
-        // between group starts are counted on all cores, then added up.
         let text = self.fields.text;
         let own_lines = self.fields.own_lines;
         let bounds: Vec<usize> = parts.chunks(group).map(|g| g[0].0.start).collect();
-        let mut starts = Vec::with_capacity(bounds.len());
-        let head = (
-            bounds[0],
-            self.cursor.chars.char_at(bounds[0]),
-            if own_lines {
-                self.cursor.lines.line(bounds[0]) as usize - 1
-            } else {
-                0
-            },
-        );
-        starts.push(head);
-        if bounds.windows(2).all(|w| w[0] <= w[1]) {
-            let stretches: Vec<(usize, usize)> = bounds
-                .par_windows(2)
-                .map(|w| {
-                    let stretch = &text[w[0]..w[1]];
-                    let lines = if own_lines {
-                        count_newlines(stretch.as_bytes())
+        // Spans in order (every strategy's): each group counts chars and lines from its own
+        // first span on, from 0, and the groups' offsets are added afterwards (no pass over
+        // the text just to find them). Otherwise the group starts are counted first.
+        let relative = parts.windows(2).all(|w| w[0].0.start <= w[1].0.start);
+        let starts: Vec<(usize, usize)> = if relative {
+            vec![(0, 0); bounds.len()]
+        } else {
+            bounds
+                .iter()
+                .map(|&b| {
+                    let line = if own_lines {
+                        self.cursor.lines.line(b) as usize - 1
                     } else {
                         0
                     };
-                    (count_chars(stretch), lines)
+                    (self.cursor.chars.char_at(b), line)
                 })
-                .collect();
-            let (mut chr, mut lines) = (head.1, head.2);
-            for (b, (c, l)) in bounds[1..].iter().zip(stretches) {
-                (chr, lines) = (chr + c, lines + l);
-                starts.push((*b, chr, lines));
-            }
-            let &(b, chr, lines) = starts.last().expect("a group");
-            self.cursor.chars = CharCursor::starting_at(text, b, chr);
-            if own_lines {
-                self.cursor.lines = LineCursor::starting_at(text, b, lines);
-            }
-        } else {
-            for &b in &bounds[1..] {
-                let line = if own_lines {
-                    self.cursor.lines.line(b) as usize - 1
-                } else {
-                    0
-                };
-                starts.push((b, self.cursor.chars.char_at(b), line));
-            }
-        }
+                .collect()
+        };
         let fields = &self.fields;
-        let groups: Vec<Vec<Chunk<'a>>> = parts
+        let groups: Vec<(Vec<Chunk<'a>>, usize, usize)> = parts
             .par_chunks_mut(group)
             .zip(starts)
             .enumerate()
-            .map(|(g, (group_parts, (b, chr, newlines)))| {
+            .map(|(g, (group_parts, (chr, newlines)))| {
+                let b = bounds[g];
                 let mut cursor = Cursors {
                     chars: CharCursor::starting_at(text, b, chr),
-                    lines: if own_lines {
-                        LineCursor::starting_at(text, b, newlines)
-                    } else {
-                        LineCursor::new(text)
-                    },
+                    lines: LineCursor::starting_at(text, b, newlines),
                 };
                 // The group's ids at once, their hashing side by side.
                 let configs: Vec<_> = group_parts
@@ -455,7 +425,7 @@ impl<'a> ChunkMaker<'a> {
                     })
                     .collect();
                 let ids = chunk_ids(&inputs);
-                group_parts
+                let chunks = group_parts
                     .iter_mut()
                     .zip(ids)
                     .enumerate()
@@ -463,12 +433,56 @@ impl<'a> ChunkMaker<'a> {
                         let index = first + g * group + k;
                         fields.make(&mut cursor, index, *s, std::mem::take(meta), Some(id))
                     })
-                    .collect()
+                    .collect();
+                // Chars and newlines from this group's start to the next group's.
+                let (to_next_chars, to_next_lines) = match (relative, bounds.get(g + 1)) {
+                    (true, Some(&next)) => (
+                        cursor.chars.char_at(next),
+                        if own_lines {
+                            cursor.lines.line(next) as usize - 1
+                        } else {
+                            0
+                        },
+                    ),
+                    _ => (0, 0),
+                };
+                (chunks, to_next_chars, to_next_lines)
             })
             .collect();
         let mut chunks = Vec::with_capacity(parts.len());
-        for g in groups {
-            chunks.extend(g);
+        if !relative {
+            for (g, _, _) in groups {
+                chunks.extend(g);
+            }
+            return chunks;
+        }
+        let mut chr = self.cursor.chars.char_at(bounds[0]);
+        let mut newlines = if own_lines {
+            self.cursor.lines.line(bounds[0]) as usize - 1
+        } else {
+            0
+        };
+        let last = groups.len() - 1;
+        for (g, (mut group_chunks, c, l)) in groups.into_iter().enumerate() {
+            for ch in &mut group_chunks {
+                ch.start_char += chr;
+                ch.end_char += chr;
+                if own_lines {
+                    if let Some((a, b)) = &mut ch.meta.lines {
+                        *a += newlines as u32;
+                        *b += newlines as u32;
+                    }
+                }
+            }
+            chunks.extend(group_chunks);
+            if g < last {
+                (chr, newlines) = (chr + c, newlines + l);
+            }
+        }
+        let b = bounds[last];
+        self.cursor.chars = CharCursor::starting_at(text, b, chr);
+        if own_lines {
+            self.cursor.lines = LineCursor::starting_at(text, b, newlines);
         }
         chunks
     }

@@ -219,10 +219,10 @@ impl<'a> CharCursor<'a> {
         }
     }
 
-    /// A cursor that starts at byte `byte` of `text`, whose char offset is `chr` (so cursors
-    /// for parts of one text need not count from its start).
+    /// A cursor that starts at byte `byte` of `text`, giving it the char offset `chr`: the
+    /// chars before it, or 0 to count from there (then only bytes from `byte` on may be asked
+    /// for), so cursors for parts of one text need not count from its start.
     pub fn starting_at(text: &'a str, byte: usize, chr: usize) -> Self {
-        debug_assert_eq!(count_chars(&text[..byte]), chr);
         Self { text, byte, chr }
     }
 
@@ -284,10 +284,10 @@ impl<'a> LineCursor<'a> {
         }
     }
 
-    /// A cursor at byte `byte` of `text`, with `newlines` newlines before it (so cursors for
-    /// parts of one text need not count from its start).
+    /// A cursor at byte `byte` of `text`, counting `newlines` newlines before it: the real
+    /// count, or 0 to count lines from there (then only bytes from `byte` on may be asked
+    /// for), so cursors for parts of one text need not count from its start.
     pub fn starting_at(text: &'a str, byte: usize, newlines: usize) -> Self {
-        debug_assert_eq!(count_newlines(&text.as_bytes()[..byte]), newlines);
         Self {
             text,
             at: std::cell::Cell::new((byte, newlines)),
