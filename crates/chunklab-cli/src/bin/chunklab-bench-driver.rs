@@ -199,12 +199,21 @@ const WARM_UP_BYTES: usize = 20_000;
 /// One run of chunking every document in order; returns wall and CPU seconds and the stats.
 fn time_chunking(cfg: &Config, docs: &[String]) -> Result<(f64, f64, Stats)> {
     // Built per run but outside the timed region, like the harness does for the peers.
+    let strategy = cfg.strategy();
+    let defaults = ChunkConfig::new(strategy.parse().map_err(anyhow::Error::msg)?, cfg.size);
+    // The harness sends its overlap with every task; `headings` and `elements` take none (their
+    // chunks are whole sections and elements), and the typed configuration refuses a parameter
+    // a strategy does not take.
+    let takes_overlap = strategies::catalog()
+        .iter()
+        .any(|info| info.name == strategy && info.params.iter().any(|p| p.name == "overlap"));
     let opts = ChunkConfig {
-        overlap: cfg.overlap,
-        ..ChunkConfig::new(
-            cfg.strategy().parse().map_err(anyhow::Error::msg)?,
-            cfg.size,
-        )
+        overlap: if takes_overlap {
+            cfg.overlap
+        } else {
+            defaults.overlap
+        },
+        ..defaults
     };
     let chunker = strategies::build(&opts, cfg.sizer()?, None)?;
     let structured = chunker.needs_structure();
