@@ -7,7 +7,7 @@
 
 use crate::chunking::{doc_runs, EvalChunk};
 use crate::error::{Error, Result};
-use crate::sweep::{ChunkSpec, Mode};
+use crate::sweep::{ChunkSpec, Mode, Retrieval};
 use chunklab_core::document::ParsedDocument;
 use chunklab_core::ChunkMeta;
 use chunklab_index::{
@@ -184,23 +184,44 @@ impl Collection {
         })
     }
 
-    /// The chunk numbers of the best `k` chunks for a query, best first; in `+rerank` modes
-    /// `rerank` scores the best `rerank_top` (at least `k`) candidates.
+    /// The chunk numbers of the best `k` results for a query, best first (a merged result
+    /// gives every chunk it stands for, in document order); in `+rerank` modes `rerank` scores
+    /// the best `rerank_top` (at least `k`) candidates; `how` sets the fusion weights and
+    /// shaping.
     pub fn search(
         &self,
         text: &str,
         vector: Option<&[f32]>,
         mode: Mode,
         k: usize,
+        how: &Retrieval,
         rerank: Option<(&dyn Rerank, usize)>,
     ) -> Result<Vec<u32>> {
         let mut q = Query::new(text, mode.retriever(), k);
         q.vector = vector;
+        q.bm25_weight = how.bm25_weight;
+        q.dense_weight = how.dense_weight;
+        q.merge = how.merge;
+        q.depth = how.depth;
         if let (true, Some((rerank, top))) = (mode.rerank(), rerank) {
             q.rerank = Some(rerank);
             q.rerank_top = top.max(k);
         }
-        self.hits(&q, text)?.iter().map(chunk_number).collect()
+        let mut out = Vec::with_capacity(k);
+        for h in self.hits(&q, text)? {
+            if h.chunks.len() <= 1 {
+                out.push(chunk_number(&h)?);
+                continue;
+            }
+            let mut numbers = h
+                .chunks
+                .iter()
+                .map(|id| parse_chunk_number(id))
+                .collect::<Result<Vec<u32>>>()?;
+            numbers.sort_unstable();
+            out.extend(numbers);
+        }
+        Ok(out)
     }
 
     /// The store's hits for `q` (`text` names the query in the error).
@@ -213,9 +234,12 @@ impl Collection {
 
 /// The chunk number the lab gave a hit's chunk as its id.
 fn chunk_number(h: &chunklab_index::Hit) -> Result<u32> {
-    h.chunk_id
-        .parse::<u32>()
-        .map_err(|_| Error::Run(format!("unexpected chunk id `{}`", h.chunk_id)))
+    parse_chunk_number(&h.chunk_id)
+}
+
+fn parse_chunk_number(id: &str) -> Result<u32> {
+    id.parse::<u32>()
+        .map_err(|_| Error::Run(format!("unexpected chunk id `{id}`")))
 }
 
 impl Collection {

@@ -508,9 +508,9 @@ impl<'a> Resources<'a> {
         for (qi, q) in ds.queries.iter().enumerate().filter(|_| fusion.is_none()) {
             let vector = c.mode.dense().then(|| &*self.query_vecs[&c.model][qi]);
             let t = Instant::now();
-            let hits = b
-                .collection
-                .search(&q.query, vector, c.mode, c.k, reranker)?;
+            let hits =
+                b.collection
+                    .search(&q.query, vector, c.mode, c.k, &c.retrieval, reranker)?;
             latencies.push(t.elapsed().as_secs_f64() * 1000.0);
             results.push(hits);
             if qi % 16 == 0 {

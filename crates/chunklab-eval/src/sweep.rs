@@ -27,7 +27,7 @@ mod defaults;
 mod file;
 mod spec;
 
-pub use config::{Config, Mode};
+pub use config::{Config, Mode, Retrieval};
 pub use defaults::{contextual_sweep, default_sweep, DefaultSweep, CHROMA_SEPARATORS};
 pub use file::{parse_sweep, SweepDefaults};
 pub use spec::ChunkSpec;
@@ -97,6 +97,39 @@ k = 10
         )
         .unwrap_err();
         assert!(p[0].1.contains("rerank_top"), "{p:?}");
+    }
+
+    #[test]
+    fn fusion_weights_merge_and_depth_are_run_keys() {
+        let text = "[[config]]\nstrategy = \"fixed\"\nsize = 100\nmodes = [\"hybrid\"]\nbm25_weight = [1, 4]\nmerge = true\ndepth = 20\n";
+        let c = parse_sweep(text, &d()).unwrap();
+        let got: Vec<(f32, bool, Option<usize>)> = c
+            .iter()
+            .map(|c| {
+                (
+                    c.retrieval.bm25_weight,
+                    c.retrieval.merge,
+                    c.retrieval.depth,
+                )
+            })
+            .collect();
+        assert_eq!(got, [(1.0, true, Some(20)), (4.0, true, Some(20))]);
+        assert_eq!(c[0].label, "fixed 100 merge depth 20");
+        assert_eq!(c[1].label, "fixed 100 w 4:1 merge depth 20");
+        let c = parse_sweep("[[config]]\nstrategy = \"fixed\"\nsize = 100\n", &d()).unwrap();
+        assert_eq!(c[0].retrieval, Retrieval::default());
+        assert_eq!(c[0].label, "fixed 100");
+        for (bad, key) in [
+            ("bm25_weight = -1", "bm25_weight"),
+            ("bm25_weight = 0\ndense_weight = 0", "bm25_weight"),
+            ("dense_weight = \"x\"", "dense_weight"),
+            ("depth = 0", "depth"),
+            ("merge = 1", "merge"),
+        ] {
+            let text = format!("[[config]]\nstrategy = \"fixed\"\nsize = 100\n{bad}\n");
+            let p = parse_sweep(&text, &d()).unwrap_err();
+            assert!(p[0].1.contains(key), "{bad}: {p:?}");
+        }
     }
 
     #[test]

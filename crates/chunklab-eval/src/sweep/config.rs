@@ -109,4 +109,53 @@ pub struct Config {
     /// Candidates the reranker scores per query in `+rerank` modes (the sweep key
     /// `rerank_top`; [`RERANK_TOP`](crate::collection::RERANK_TOP) by default).
     pub rerank_top: usize,
+    /// How the index's hits are fused and shaped (the `chunklab search` options of the same
+    /// names).
+    pub retrieval: Retrieval,
+}
+
+/// Fusion weights and result shaping of a row: what `chunklab search` calls `--bm25-weight`,
+/// `--dense-weight`, `--merge` and `--depth` (sweep keys `bm25_weight`, `dense_weight`,
+/// `merge`, `depth`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Retrieval {
+    /// Weight of BM25 in hybrid RRF.
+    pub bm25_weight: f32,
+    /// Weight of dense retrieval in hybrid RRF.
+    pub dense_weight: f32,
+    /// Overlapping, touching or consecutive retrieved chunks of a document become one result
+    /// (a passage); the `k` results are `k` passages, every chunk of them counted as retrieved.
+    pub merge: bool,
+    /// Candidates per retriever (default: the index's, 5 × k when merging, at least 50 in
+    /// hybrid mode).
+    pub depth: Option<usize>,
+}
+
+impl Default for Retrieval {
+    fn default() -> Retrieval {
+        Retrieval {
+            bm25_weight: 1.0,
+            dense_weight: 1.0,
+            merge: false,
+            depth: None,
+        }
+    }
+}
+
+impl Retrieval {
+    /// What a row label adds for settings other than the defaults (`""` for the defaults):
+    /// ` w 4:1`, ` merge`, ` depth 20`.
+    pub fn label_suffix(&self) -> String {
+        let mut s = String::new();
+        if (self.bm25_weight, self.dense_weight) != (1.0, 1.0) {
+            s.push_str(&format!(" w {}:{}", self.bm25_weight, self.dense_weight));
+        }
+        if self.merge {
+            s.push_str(" merge");
+        }
+        if let Some(d) = self.depth {
+            s.push_str(&format!(" depth {d}"));
+        }
+        s
+    }
 }

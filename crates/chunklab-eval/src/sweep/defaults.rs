@@ -88,6 +88,7 @@ pub fn default_sweep(which: DefaultSweep, model: &str, k: usize) -> Vec<Config> 
                 k,
                 reranker: None,
                 rerank_top: crate::collection::RERANK_TOP,
+                retrieval: Default::default(),
             });
         }
     }
@@ -129,6 +130,7 @@ pub fn contextual_sweep(
                 k,
                 reranker: None,
                 rerank_top: crate::collection::RERANK_TOP,
+                retrieval: Default::default(),
             });
         }
     }

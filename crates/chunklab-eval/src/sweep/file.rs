@@ -1,7 +1,7 @@
 //! Sweep TOML files: top-level keys are defaults for every `[[config]]`, any value may be a
 //! list (every combination is run); problems come back with their line numbers.
 
-use super::config::{Config, Mode};
+use super::config::{Config, Mode, Retrieval};
 use super::spec::ChunkSpec;
 use std::collections::BTreeMap;
 
@@ -38,6 +38,10 @@ const RUN_KEYS: &[&str] = &[
     "k",
     "reranker",
     "rerank_top",
+    "bm25_weight",
+    "dense_weight",
+    "merge",
+    "depth",
 ];
 /// Keys whose single value is itself a list: a list of lists is the sweep over them.
 const LIST_VALUED: &[&str] = &["separators", "levels"];
@@ -327,18 +331,51 @@ fn config_from(
                 )
             })?,
     };
+    let weight = |k: &str| -> Result<f32, KeyErr> {
+        let w = match m.get(k) {
+            None => return Ok(1.0),
+            Some(toml::Value::Float(f)) => *f,
+            Some(toml::Value::Integer(i)) => *i as f64,
+            Some(v) => return Err(err(k, format!("`{k}` must be a number, got {v}"))),
+        };
+        if !(w.is_finite() && w >= 0.0) {
+            return Err(err(
+                k,
+                format!("`{k}` must be a finite number ≥ 0, got {w}"),
+            ));
+        }
+        Ok(w as f32)
+    };
+    let retrieval = Retrieval {
+        bm25_weight: weight("bm25_weight")?,
+        dense_weight: weight("dense_weight")?,
+        merge: boolean("merge")?.unwrap_or(false),
+        depth: uint("depth")?,
+    };
+    if retrieval.bm25_weight == 0.0 && retrieval.dense_weight == 0.0 {
+        return Err(err(
+            "bm25_weight",
+            "`bm25_weight` and `dense_weight` are both 0: nothing would rank".into(),
+        ));
+    }
+    if retrieval.depth == Some(0) {
+        return Err(err("depth", "`depth` must be at least 1".into()));
+    }
     let label = string("label")?;
     let mut out = Vec::new();
     for model in &models {
         for &mode in &modes {
             out.push(Config {
-                label: label.clone().unwrap_or_else(|| s.label()),
+                label: label
+                    .clone()
+                    .unwrap_or_else(|| s.label() + &retrieval.label_suffix()),
                 chunk: s.clone(),
                 model: model.clone(),
                 mode,
                 k,
                 reranker: reranker.clone(),
                 rerank_top,
+                retrieval,
             });
         }
     }
