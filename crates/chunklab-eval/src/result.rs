@@ -2,7 +2,7 @@
 //! what the configuration cost) inside a [`BenchResult`], and the metric names in report order.
 
 use crate::bootstrap::Summary;
-use crate::sweep::Mode;
+use crate::sweep::{Mode, Retrieval};
 use serde::Serialize;
 
 /// What a configuration cost.
@@ -57,6 +57,9 @@ pub struct Row {
     pub model: String,
     pub mode: Mode,
     pub k: usize,
+    /// Fusion weights and shaping (omitted in JSON when they are the defaults).
+    #[serde(skip_serializing_if = "Retrieval::is_default")]
+    pub retrieval: Retrieval,
     /// Metric name → summary over queries. Ratios in percent; `mrr` and `ndcg` in 0..1.
     pub metrics: Vec<(String, Summary)>,
     pub cost: Cost,

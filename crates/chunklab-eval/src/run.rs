@@ -574,6 +574,7 @@ impl<'a> Resources<'a> {
             },
             mode: c.mode,
             k: c.k,
+            retrieval: c.retrieval,
             metrics: summarize_all(&scores),
             cost,
             per_query: per_query_all(&scores),

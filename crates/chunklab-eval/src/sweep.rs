@@ -89,6 +89,7 @@ k = 10
         let c = parse_sweep(text, &d()).unwrap();
         let tops: Vec<usize> = c.iter().map(|c| c.rerank_top).collect();
         assert_eq!(tops, [10, 50]);
+        assert_eq!(c[1].label, "fixed 100 top 50");
         let c = parse_sweep("[[config]]\nstrategy = \"fixed\"\nsize = 100\n", &d()).unwrap();
         assert_eq!(c[0].rerank_top, crate::collection::RERANK_TOP);
         let p = parse_sweep(
@@ -125,6 +126,10 @@ k = 10
             ("dense_weight = \"x\"", "dense_weight"),
             ("depth = 0", "depth"),
             ("merge = 1", "merge"),
+            (
+                "merge = true\nmodes = [\"hybrid\", \"hybrid-cv\"]",
+                "hybrid-cv",
+            ),
         ] {
             let text = format!("[[config]]\nstrategy = \"fixed\"\nsize = 100\n{bad}\n");
             let p = parse_sweep(&text, &d()).unwrap_err();
@@ -162,7 +167,12 @@ k = 10
         assert_eq!(c[0].label, "Recursive 250/125");
         assert_eq!(c[4].label, "TokenText 250/0");
         assert_eq!(c[0].chunk.separators.as_ref().unwrap().len(), 7);
-        assert!(c.iter().all(|x| x.k == 5 && x.mode == Mode::Dense));
+        let (ours, report): (Vec<&Config>, Vec<&Config>) =
+            c.iter().partition(|x| x.mode == Mode::Hybrid);
+        assert!(report.iter().all(|x| x.k == 5 && x.mode == Mode::Dense));
+        assert_eq!(ours.len(), 1);
+        assert_eq!(ours[0].label, "recursive 70 merge depth 25");
+        assert!(ours[0].retrieval.merge);
     }
 
     #[test]

@@ -45,6 +45,9 @@ pub fn to_value_ranked(result: &BenchResult, metric: &str) -> Value {
                 "cost": r.cost,
             });
             add_standing(&mut row, &standing, i);
+            if !r.retrieval.is_default() {
+                row["retrieval"] = json!(r.retrieval);
+            }
             if let Some(f) = &r.fusion {
                 row["fusion"] = json!(f);
             }

@@ -143,6 +143,11 @@ impl Default for Retrieval {
 }
 
 impl Retrieval {
+    /// Whether these are the defaults (equal RRF weights, no merging, the index's depth).
+    pub fn is_default(&self) -> bool {
+        *self == Retrieval::default()
+    }
+
     /// What a row label adds for settings other than the defaults (`""` for the defaults):
     /// ` w 4:1`, ` merge`, ` depth 20`.
     pub fn label_suffix(&self) -> String {

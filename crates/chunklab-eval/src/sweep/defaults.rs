@@ -92,6 +92,26 @@ pub fn default_sweep(which: DefaultSweep, model: &str, k: usize) -> Vec<Config> 
             });
         }
     }
+    if which == DefaultSweep::Chroma {
+        // Recall ≥ 85 and IoU ≥ 8 at once (docs/EVALUATION.md): small chunks, both retrievers,
+        // and each of the k results a passage of the chunks retrieved next to each other.
+        let spec = ChunkSpec::new("recursive", 70);
+        let retrieval = super::Retrieval {
+            merge: true,
+            depth: Some(25),
+            ..Default::default()
+        };
+        out.push(Config {
+            label: spec.label() + &retrieval.label_suffix(),
+            chunk: spec,
+            model: model.into(),
+            mode: Mode::Hybrid,
+            k,
+            reranker: None,
+            rerank_top: crate::collection::RERANK_TOP,
+            retrieval,
+        });
+    }
     out
 }
 

@@ -361,14 +361,28 @@ fn config_from(
     if retrieval.depth == Some(0) {
         return Err(err("depth", "`depth` must be at least 1".into()));
     }
+    if !retrieval.is_default() && modes.contains(&Mode::HybridCv) {
+        let key = ["bm25_weight", "dense_weight", "merge", "depth"]
+            .into_iter()
+            .find(|k| m.contains_key(*k))
+            .unwrap_or("merge");
+        return Err(err(
+            key,
+            format!("mode `hybrid-cv` chooses its own weights over unshaped candidates; `{key}` applies to the other modes (give hybrid-cv a [[config]] of its own)"),
+        ));
+    }
     let label = string("label")?;
     let mut out = Vec::new();
     for model in &models {
         for &mode in &modes {
             out.push(Config {
-                label: label
-                    .clone()
-                    .unwrap_or_else(|| s.label() + &retrieval.label_suffix()),
+                label: label.clone().unwrap_or_else(|| {
+                    let mut l = s.label() + &retrieval.label_suffix();
+                    if mode.rerank() && m.contains_key("rerank_top") {
+                        l.push_str(&format!(" top {rerank_top}"));
+                    }
+                    l
+                }),
                 chunk: s.clone(),
                 model: model.clone(),
                 mode,
