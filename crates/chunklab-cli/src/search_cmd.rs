@@ -71,6 +71,11 @@ pub struct SearchArgs {
     /// Exact vector search (a scan) instead of the HNSW graph.
     #[arg(long)]
     exact: bool,
+    /// Candidates per retriever before reranking and shaping (default: -k, or --rerank-top,
+    /// × 5 with --merge/--docs/--small-to-big/--auto-merge, at least 50 in hybrid mode); with
+    /// --merge it decides which neighbours can join a passage.
+    #[arg(long)]
+    depth: Option<usize>,
     /// Embedding model for the query; must be the index's model (default: the index's).
     #[arg(long)]
     model: Option<String>,
@@ -100,6 +105,7 @@ impl SearchArgs {
             bm25_weight: self.bm25_weight,
             dense_weight: self.dense_weight,
             exact: self.exact,
+            depth: self.depth,
         };
         cfg.validate()
             .map_err(|e| anyhow::anyhow!("--{} {}", e.param.replace('_', "-"), e.message))?;

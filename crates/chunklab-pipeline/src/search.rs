@@ -61,6 +61,11 @@ pub struct SearchConfig {
     pub dense_weight: f32,
     /// Exact vector search (a scan) instead of the HNSW graph.
     pub exact: bool,
+    /// Candidates per retriever before reranking and shaping (default: `k`, or `rerank_top`
+    /// when reranking, × 5 when shaping, at least 50 in hybrid mode). With `merge`, the
+    /// depth decides which neighbours can join a passage (docs/EVALUATION.md: 25 for the
+    /// Chroma configuration).
+    pub depth: Option<usize>,
 }
 
 impl Default for SearchConfig {
@@ -80,6 +85,7 @@ impl Default for SearchConfig {
             bm25_weight: 1.0,
             dense_weight: 1.0,
             exact: false,
+            depth: None,
         }
     }
 }
@@ -122,6 +128,9 @@ impl SearchConfig {
             if !(w.is_finite() && w >= 0.0) {
                 return err(param, "must be a finite number ≥ 0");
             }
+        }
+        if self.depth == Some(0) {
+            return err("depth", "must be at least 1");
         }
         if self.rerank.is_some() && self.rerank_top == 0 {
             return err("rerank_top", "must be at least 1");
@@ -381,6 +390,7 @@ impl Searcher {
         q.auto_merge = cfg.auto_merge.then_some(cfg.merge_threshold);
         q.merge = cfg.merge;
         q.docs = cfg.docs;
+        q.depth = cfg.depth;
         Ok(self.store.search(&q)?)
     }
 }
@@ -426,6 +436,13 @@ mod tests {
             ..SearchConfig::default()
         };
         assert_eq!(bad.validate().unwrap_err().param, "merge_threshold");
+        let bad = SearchConfig {
+            depth: Some(0),
+            ..SearchConfig::default()
+        };
+        assert_eq!(bad.validate().unwrap_err().param, "depth");
+        let c: SearchConfig = serde_json::from_str(r#"{"merge":true,"depth":25}"#).unwrap();
+        assert_eq!((c.merge, c.depth), (true, Some(25)));
         let bad = SearchConfig {
             small_to_big: true,
             auto_merge: true,
