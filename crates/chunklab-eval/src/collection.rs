@@ -199,10 +199,7 @@ impl Collection {
     ) -> Result<Vec<u32>> {
         let mut q = Query::new(text, mode.retriever(), k);
         q.vector = vector;
-        q.bm25_weight = how.bm25_weight;
-        q.dense_weight = how.dense_weight;
-        q.merge = how.merge;
-        q.depth = how.depth;
+        how.search_config().tune(&mut q);
         if let (true, Some((rerank, top))) = (mode.rerank(), rerank) {
             q.rerank = Some(rerank);
             q.rerank_top = top.max(k);

@@ -101,6 +101,21 @@ pub struct SearchParamError {
 }
 
 impl SearchConfig {
+    /// Set on `q` what this configuration decides besides its retriever, `k`, vector, filter
+    /// and reranker: RRF constant and weights, exact search, shaping and depth. The searcher
+    /// and the lab (`chunklab bench` rows) tune their queries with it.
+    pub fn tune(&self, q: &mut Query<'_>) {
+        q.rrf_k = self.rrf_k;
+        q.bm25_weight = self.bm25_weight;
+        q.dense_weight = self.dense_weight;
+        q.exact = self.exact;
+        q.small_to_big = self.small_to_big;
+        q.auto_merge = self.auto_merge.then_some(self.merge_threshold);
+        q.merge = self.merge;
+        q.docs = self.docs;
+        q.depth = self.depth;
+    }
+
     /// Check the parameters that do not depend on the index.
     pub fn validate(&self) -> std::result::Result<(), SearchParamError> {
         let err = |param, message: &str| {
@@ -128,6 +143,12 @@ impl SearchConfig {
             if !(w.is_finite() && w >= 0.0) {
                 return err(param, "must be a finite number ≥ 0");
             }
+        }
+        if self.mode == Mode::Hybrid && self.bm25_weight == 0.0 && self.dense_weight == 0.0 {
+            return err(
+                "bm25_weight",
+                "and dense_weight are both 0: nothing would rank",
+            );
         }
         if self.depth == Some(0) {
             return err("depth", "must be at least 1");
@@ -378,19 +399,11 @@ impl Searcher {
             .transpose()?;
         let mut q = Query::new(query, cfg.mode, cfg.k).with_filter(filter);
         q.vector = vector.filter(|_| cfg.mode != Mode::Bm25);
-        q.rrf_k = cfg.rrf_k;
-        q.bm25_weight = cfg.bm25_weight;
-        q.dense_weight = cfg.dense_weight;
+        cfg.tune(&mut q);
         q.rerank = reranker
             .as_deref()
             .map(|r| r as &dyn chunklab_index::Rerank);
         q.rerank_top = cfg.rerank_top;
-        q.exact = cfg.exact;
-        q.small_to_big = cfg.small_to_big;
-        q.auto_merge = cfg.auto_merge.then_some(cfg.merge_threshold);
-        q.merge = cfg.merge;
-        q.docs = cfg.docs;
-        q.depth = cfg.depth;
         Ok(self.store.search(&q)?)
     }
 }
@@ -443,6 +456,12 @@ mod tests {
         assert_eq!(bad.validate().unwrap_err().param, "depth");
         let c: SearchConfig = serde_json::from_str(r#"{"merge":true,"depth":25}"#).unwrap();
         assert_eq!((c.merge, c.depth), (true, Some(25)));
+        let bad = SearchConfig {
+            bm25_weight: 0.0,
+            dense_weight: 0.0,
+            ..SearchConfig::default()
+        };
+        assert_eq!(bad.validate().unwrap_err().param, "bm25_weight");
         let bad = SearchConfig {
             small_to_big: true,
             auto_merge: true,

@@ -143,6 +143,18 @@ impl Default for Retrieval {
 }
 
 impl Retrieval {
+    /// The same settings as the search configuration every face uses (its other fields at
+    /// their defaults): what validates them and tunes the row's queries.
+    pub fn search_config(&self) -> chunklab_pipeline::search::SearchConfig {
+        chunklab_pipeline::search::SearchConfig {
+            bm25_weight: self.bm25_weight,
+            dense_weight: self.dense_weight,
+            merge: self.merge,
+            depth: self.depth,
+            ..Default::default()
+        }
+    }
+
     /// Whether these are the defaults (equal RRF weights, no merging, the index's depth).
     pub fn is_default(&self) -> bool {
         *self == Retrieval::default()

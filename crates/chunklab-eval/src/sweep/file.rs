@@ -332,19 +332,12 @@ fn config_from(
             })?,
     };
     let weight = |k: &str| -> Result<f32, KeyErr> {
-        let w = match m.get(k) {
-            None => return Ok(1.0),
-            Some(toml::Value::Float(f)) => *f,
-            Some(toml::Value::Integer(i)) => *i as f64,
-            Some(v) => return Err(err(k, format!("`{k}` must be a number, got {v}"))),
-        };
-        if !(w.is_finite() && w >= 0.0) {
-            return Err(err(
-                k,
-                format!("`{k}` must be a finite number ≥ 0, got {w}"),
-            ));
+        match m.get(k) {
+            None => Ok(1.0),
+            Some(toml::Value::Float(f)) => Ok(*f as f32),
+            Some(toml::Value::Integer(i)) => Ok(*i as f32),
+            Some(v) => Err(err(k, format!("`{k}` must be a number, got {v}"))),
         }
-        Ok(w as f32)
     };
     let retrieval = Retrieval {
         bm25_weight: weight("bm25_weight")?,
@@ -352,15 +345,12 @@ fn config_from(
         merge: boolean("merge")?.unwrap_or(false),
         depth: uint("depth")?,
     };
-    if retrieval.bm25_weight == 0.0 && retrieval.dense_weight == 0.0 {
-        return Err(err(
-            "bm25_weight",
-            "`bm25_weight` and `dense_weight` are both 0: nothing would rank".into(),
-        ));
-    }
-    if retrieval.depth == Some(0) {
-        return Err(err("depth", "`depth` must be at least 1".into()));
-    }
+    // Checked as `chunklab search` checks them (hybrid: both weights 0 rank nothing).
+    let mut search = retrieval.search_config();
+    search.mode = chunklab_index::Mode::Hybrid;
+    search
+        .validate()
+        .map_err(|e| err(e.param, format!("`{}` {}", e.param, e.message)))?;
     if !retrieval.is_default() && modes.contains(&Mode::HybridCv) {
         let key = ["bm25_weight", "dense_weight", "merge", "depth"]
             .into_iter()
