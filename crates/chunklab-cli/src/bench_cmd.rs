@@ -43,10 +43,12 @@ pub struct BenchArgs {
     /// Embedding model (default: minilm for chroma, e5-small otherwise); a sweep file may set its own.
     #[arg(long, short = 'm')]
     pub model: Option<String>,
-    /// Chunks retrieved per query (default: 5 for chroma, as the report; 10 otherwise).
+    /// Chunks retrieved per query (default 5: the Chroma report's, and small against the
+    /// archive's hundreds of documents).
     #[arg(long, short = 'k')]
     pub k: Option<usize>,
-    /// Built-in sweep: `default` (every strategy family; for chroma the report's rows plus ours)
+    /// Built-in sweep: `default` (every strategy family with BM25, fixed 512 and headings 512
+    /// also dense and hybrid; for chroma the report's rows plus ours)
     /// or `contextual` (headings without a context, at the smaller size the context rows chunk at,
     /// with the `header` context and with an `llm` context from --llm; at 250 tokens, dense, on
     /// chroma; at 512, dense and hybrid, otherwise).

@@ -44,7 +44,8 @@ pub struct BenchRequest {
     pub config_text: Option<String>,
     /// Embedding model (default: minilm for chroma, e5-small otherwise).
     pub model: Option<String>,
-    /// Chunks retrieved per query (default: 5 for chroma, 10 otherwise).
+    /// Chunks retrieved per query (default 5: the Chroma report's, and small against the
+    /// archive's hundreds of documents).
     pub k: Option<usize>,
     /// Built-in sweep: `default` or `contextual`.
     pub sweep: String,
@@ -233,7 +234,7 @@ impl BenchRequest {
             .model
             .clone()
             .unwrap_or_else(|| if chroma { "minilm" } else { "e5-small" }.into());
-        let k = self.k.unwrap_or(if chroma { 5 } else { 10 });
+        let k = self.k.unwrap_or(5);
         if k == 0 {
             return Err(config_err("k must be at least 1"));
         }

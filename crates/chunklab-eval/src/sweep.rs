@@ -147,8 +147,8 @@ k = 10
 
     #[test]
     fn default_sweeps_cover_the_issue() {
-        let g = default_sweep(DefaultSweep::General, "e5-small", 10);
-        assert_eq!(g.len(), 20);
+        let g = default_sweep(DefaultSweep::General, "e5-small", 5);
+        assert_eq!(g.len(), 12);
         let strategies: Vec<&str> = g.iter().map(|c| c.chunk.strategy.as_str()).collect();
         for s in [
             "fixed",
@@ -157,12 +157,21 @@ k = 10
             "paragraph",
             "recursive",
             "headings",
-            "semantic",
-            "late",
             "hierarchical",
         ] {
             assert!(strategies.contains(&s), "{s}");
         }
+        // Every family with BM25; only fixed 512 and headings 512 are embedded.
+        let embedded: Vec<&str> = g
+            .iter()
+            .filter(|c| c.mode.dense())
+            .map(|c| c.label.as_str())
+            .collect();
+        assert_eq!(
+            embedded,
+            ["fixed 512", "fixed 512", "headings 512", "headings 512"]
+        );
+        assert!(g.iter().all(|c| !c.chunk.needs_model() && c.k == 5));
         let c = default_sweep(DefaultSweep::Chroma, "minilm", 5);
         assert_eq!(c[0].label, "Recursive 250/125");
         assert_eq!(c[4].label, "TokenText 250/0");

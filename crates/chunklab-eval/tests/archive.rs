@@ -102,23 +102,115 @@ fn ids_are_unique_and_filed_by_kind_and_year() {
     );
 }
 
+/// The default archive: hundreds of short documents (the bench embeds all of them twice), a few
+/// long regulations, and enough questions with spans for narrow intervals.
 #[test]
-fn default_archive_is_small_with_enough_queries() {
+fn default_archive_is_hundreds_of_short_documents_with_enough_queries() {
     let data = generate(&ArchiveOptions::default());
     assert_eq!(data.docs.len(), DEFAULT_DOCS);
-    assert!((10..=20).contains(&data.docs.len()));
-    let total: usize = data.docs.iter().map(|d| words(&d.text)).sum();
-    assert!((12_000..=24_000).contains(&total), "{total} words");
+    assert!((200..=400).contains(&data.docs.len()));
+    let mut lengths: Vec<usize> = data.docs.iter().map(|d| words(&d.text)).collect();
+    lengths.sort_unstable();
+    let total: usize = lengths.iter().sum();
+    assert!((40_000..=90_000).contains(&total), "{total} words");
+    let median = lengths[lengths.len() / 2];
+    assert!((200..=500).contains(&median), "median {median} words");
+    let long = data
+        .docs
+        .iter()
+        .filter(|d| d.id.starts_with("verordeningen/") && words(&d.text) > 1_000)
+        .count();
+    assert!(long >= 2, "{long} regulations past 1,000 words");
     assert!(
-        (25..=40).contains(&data.queries.len()),
+        (80..=120).contains(&data.queries.len()),
         "{}",
         data.queries.len()
     );
+    let spans = data
+        .queries
+        .iter()
+        .filter(|q| !q.relevant_spans.is_empty())
+        .count();
+    assert!(spans >= 50, "{spans} queries with spans");
     assert_eq!(
         data.queries[0].query,
         "Welke moties over windenergie zijn tussen 2018 en 2022 aangenomen?"
     );
     assert!(data.queries[0].relevant_docs.len() >= 2);
+}
+
+/// Article questions asked as residents ask them: no regulation name, no topic word, not the
+/// article's own title; the regulation's year, which no other regulation on its topic shares,
+/// while another regulation (another year) has the same article: a near-duplicate distractor
+/// with other facts.
+#[test]
+fn resident_questions_paraphrase_and_have_distractors() {
+    let topics: Vec<&str> = topic_words().collect();
+    let mut checked = 0;
+    for opts in [
+        ArchiveOptions::default(),
+        ArchiveOptions {
+            docs: 600,
+            seed: 13,
+        },
+    ] {
+        let data = generate(&opts);
+        let docs = by_id(&data);
+        let regulations: Vec<&Document> = data
+            .docs
+            .iter()
+            .filter(|d| d.id.starts_with("verordeningen/"))
+            .collect();
+        let mut resident = 0;
+        for q in data
+            .queries
+            .iter()
+            .filter(|q| q.relevant_docs[0].starts_with("verordeningen/"))
+        {
+            let doc = docs[q.relevant_docs[0].as_str()];
+            let name = doc.text.lines().next().unwrap().trim_start_matches("# ");
+            if q.query.contains(name) {
+                continue;
+            }
+            resident += 1;
+            let s = &q.relevant_spans[0];
+            let article = chars(&doc.text, s.start_char, s.end_char);
+            let heading = article.lines().next().unwrap();
+            let title: String = heading
+                .trim_start_matches("Artikel ")
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .trim()
+                .to_string();
+            let lower = q.query.to_lowercase();
+            assert!(
+                !lower.contains(&title.to_lowercase()),
+                "{} / {title}",
+                q.query
+            );
+            for t in &topics {
+                assert!(!lower.contains(t), "{} names the topic {t}", q.query);
+            }
+            let y = year(doc).to_string();
+            assert!(q.query.contains(&y), "{} / {}", q.query, doc.id);
+            // The distractor: another regulation (not of that year) with the same article.
+            let twins = regulations
+                .iter()
+                .filter(|r| {
+                    r.id != doc.id
+                        && r.text.lines().any(|l| {
+                            l.contains("Artikel ")
+                                && (l.ends_with(&format!(" {title}"))
+                                    || l.contains(&format!(" {title}<")))
+                        })
+                })
+                .collect::<Vec<_>>();
+            assert!(!twins.is_empty(), "no distractor for {}", q.query);
+            assert!(twins.iter().all(|r| year(r) != year(doc)), "{}", q.query);
+        }
+        assert!(resident >= 5, "only {resident} resident questions");
+        checked += resident;
+    }
+    assert!(checked >= 10);
 }
 
 #[test]
@@ -276,9 +368,14 @@ fn article_spans_are_the_articles() {
             let doc = docs[s.doc_id.as_str()];
             let text = chars(&doc.text, s.start_char, s.end_char);
             assert!(text.starts_with("Artikel "), "{text:?}");
-            // The regulation's name (its title, the first line) is in the question.
+            // The regulation's name (its title, the first line) is in the question, or (asked
+            // as a resident asks) the year it was adopted.
             let title = doc.text.lines().next().unwrap().trim_start_matches("# ");
-            assert!(q.query.contains(title), "{} / {title}", q.query);
+            assert!(
+                q.query.contains(title) || q.query.contains(&year(doc).to_string()),
+                "{} / {title}",
+                q.query
+            );
             // "artikel N" in the question is the article of the span.
             if let Some((_, rest)) = q.query.split_once("artikel ") {
                 let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
@@ -475,7 +572,7 @@ fn queries_do_not_depend_on_building_the_documents() {
         seed: 1,
     };
     let q: Vec<Query> = queries(&opts);
-    assert_eq!(q.len(), 46);
+    assert_eq!(q.len(), 120);
     let wanted: HashSet<&str> = q
         .iter()
         .flat_map(|q| q.relevant_docs.iter().map(String::as_str))

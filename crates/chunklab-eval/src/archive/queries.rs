@@ -300,10 +300,32 @@ fn articles(
             if passages.is_empty() {
                 continue;
             }
-            let (number, start, end, title, question) = passages[rng.below(passages.len())].clone();
+            // Mostly the article is one of the regulation's own (topic-specific) ones.
+            let own: Vec<usize> = (0..passages.len())
+                .filter(|&a| resident_question(&passages[a].3).is_some())
+                .collect();
+            let pick = if !own.is_empty() && rng.chance(0.75) {
+                own[rng.below(own.len())]
+            } else {
+                rng.below(passages.len())
+            };
+            let (number, start, end, title, question) = passages[pick].clone();
             used.insert((i, number));
             let name = &f.name;
+            // As a resident asks it: the article's matter in everyday words and the year the
+            // regulation was adopted, neither its name nor its topic word nor the article's
+            // title; only where another regulation on the topic (a near-duplicate with other
+            // facts) exists and none is of the same year.
+            let asked = resident_question(&title).filter(|_| {
+                regs_in_year(plan, f.topic, None) >= 2
+                    && regs_in_year(plan, f.topic, Some(f.year)) == 1
+                    && rng.chance(RESIDENT_SHARE)
+            });
             let query = match (number, question, rng.below(3)) {
+                _ if asked.is_some() => {
+                    let (template, anchor) = (asked.unwrap_or_default(), rng.below(3));
+                    template.replace("{jaar}", &year_anchor(f.year, anchor))
+                }
                 (1, _, 0) => {
                     format!("Welke begrippen worden gedefinieerd in artikel 1 van de {name}?")
                 }
@@ -330,6 +352,64 @@ fn articles(
     }
     out
 }
+
+/// Share of article questions (where the regulation's year is unambiguous) asked as a resident
+/// would ask them.
+const RESIDENT_SHARE: f64 = 0.85;
+
+/// How many regulations on `topic` the archive has (from `year`, when given).
+fn regs_in_year(plan: &Plan, topic: usize, year: Option<u16>) -> usize {
+    plan.docs
+        .iter()
+        .filter(|f| {
+            f.kind == Kind::Verordening && f.topic == topic && year.is_none_or(|y| f.year == y)
+        })
+        .count()
+}
+
+/// The regulation's year as a resident names it (`{jaar}` of [`RESIDENT`]).
+fn year_anchor(year: u16, variant: usize) -> String {
+    match variant {
+        0 => format!("volgens de regels van {year}"),
+        1 => format!("in de regeling die de raad in {year} vaststelde"),
+        _ => format!("volgens de gemeentelijke regels uit {year}"),
+    }
+}
+
+/// The resident's question about a topic-specific article, by the article's title.
+pub fn resident_question(title: &str) -> Option<&'static str> {
+    RESIDENT.iter().find(|(t, _)| *t == title).map(|(_, q)| *q)
+}
+
+/// Topic-specific articles as residents ask about them: synonyms and paraphrase instead of the
+/// article's own words (`windmolen` for `windturbine`, `kliko` for `minicontainer`), never the
+/// regulation's name or its topic word; `{jaar}` places the year of the regulation.
+pub const RESIDENT: &[(&str, &str)] = &[
+    ("Afstand tot woningen", "Hoe dicht bij mijn huis mag een windmolen worden neergezet, {jaar}?"),
+    ("Bijdrage aan het gebiedsfonds", "Moet de eigenaar van de windmolens geld afstaan aan de buurt, en wie bepaalt hoeveel, {jaar}?"),
+    ("Lokaal eigendom", "Kunnen mensen en bedrijven uit de gemeente mede-eigenaar worden van een park met windmolens, {jaar}?"),
+    ("Hoogte van de subsidie", "Hoeveel geld krijg ik van de gemeente als ik panelen op mijn dak leg, {jaar}?"),
+    ("Subsidiabele kosten", "Welke uitgaven voor panelen op het dak worden vergoed en welke niet, {jaar}?"),
+    ("Voorwaarden van de lening", "Hoeveel kan ik lenen om mijn huis van het gas af te halen en hoe lang mag ik over terugbetalen doen, {jaar}?"),
+    ("Aanvraag bewonersvergunning", "Voor hoeveel auto's kan ik als bewoner een vergunning krijgen om in mijn straat te staan, {jaar}?"),
+    ("Parkeerplaatsen voor gehandicapten", "Kan ik met een invalidenkaart een eigen plek voor mijn auto bij mijn deur krijgen, {jaar}?"),
+    ("Tarieven", "Wat betaal ik per uur als ik mijn auto in het centrum neerzet, {jaar}?"),
+    ("Urgentie", "Ik moet door een noodsituatie snel ander onderdak hebben: kom ik dan eerder aan de beurt, {jaar}?"),
+    ("Voorrang voor lokale binding", "Welk deel van de vrije huurhuizen gaat eerst naar mensen die al in de gemeente wonen of werken, {jaar}?"),
+    ("Toegang tot jeugdhulp", "Mijn kind heeft hulp nodig: waar meld ik ons en wat gebeurt er daarna, {jaar}?"),
+    ("Persoonsgebonden budget", "Wanneer mogen ouders de hulp voor hun kind zelf inkopen met eigen geld van de gemeente, {jaar}?"),
+    ("Grof huishoudelijk afval", "Hoe kom ik van een oude bank of kast af en hoeveel nemen ze per keer mee, {jaar}?"),
+    ("Aanbieden van huishoudelijke afvalstoffen", "Vanaf hoe laat mag de kliko de avond voor het legen buiten staan, {jaar}?"),
+    ("Hoogte van de toeslag", "Hoeveel extra geld per jaar krijgt iemand die al lang van weinig geld rond moet komen, {jaar}?"),
+    ("Uitzicht op inkomensverbetering", "Hoe beoordeelt de gemeente of iemand met weinig geld nog kans heeft om meer te gaan verdienen, {jaar}?"),
+    ("Verbod tot vellen", "Mag ik de boom in mijn tuin zomaar omzagen of heb ik toestemming nodig, {jaar}?"),
+    ("Herplantplicht", "Moet ik na het omhakken van een boom een nieuwe terugzetten, {jaar}?"),
+    ("Subsidie per jeugdlid", "Hoeveel geld krijgt onze voetbalclub voor elk kind dat lid is, {jaar}?"),
+    ("Melding klein evenement", "Hoe lang van tevoren moet ik een buurtfeest doorgeven, {jaar}?"),
+    ("Geluidsnormen", "Hoe hard mag de muziek op een feest of festival en tot hoe laat, {jaar}?"),
+    ("Verplichting tot afkoppelen", "Mag het regenwater van mijn dak nog op de gewone afvoer, {jaar}?"),
+    ("Jaarlijkse blijk van waardering", "Ik zorg voor mijn zieke moeder: krijg ik daar elk jaar iets voor van de gemeente, en hoe, {jaar}?"),
+];
 
 /// Look-ups by register number: what a proposal proposes, what a decision decided, what a
 /// motion asks; with the decision passage as span where the text is the file.

@@ -7,8 +7,8 @@ use super::spec::ChunkSpec;
 /// Which built-in sweep to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DefaultSweep {
-    /// Every strategy family at 512 cl100k tokens, dense and hybrid (the archive and own
-    /// corpora).
+    /// Every strategy family at 512 cl100k tokens with BM25, fixed size and heading-aware also
+    /// dense and hybrid (the archive and own corpora).
     General,
     /// The configurations of the Chroma report's all-MiniLM-L6-v2 table that chunklab can
     /// express, plus chunklab's own strategies at the same size; dense.
@@ -23,27 +23,26 @@ pub const CHROMA_SEPARATORS: [&str; 7] = ["\n\n", "\n", ".", "?", "!", " ", ""];
 /// The built-in sweep `which` for `model`, with retrieval depth `k`.
 pub fn default_sweep(which: DefaultSweep, model: &str, k: usize) -> Vec<Config> {
     let mut specs: Vec<(ChunkSpec, Vec<Mode>)> = Vec::new();
-    let both = vec![Mode::Dense, Mode::Hybrid];
     match which {
         DefaultSweep::General => {
+            // Every family is indexed for BM25 (no embedding: free); the two the choice is
+            // between — fixed size against heading-aware — are also embedded, dense and hybrid.
+            // Semantic and late chunking (which embed while chunking) are in `--config` sweeps.
+            let all = vec![Mode::Bm25, Mode::Dense, Mode::Hybrid];
             let mut sliding = ChunkSpec::new("sliding", 1024).with_overlap(256);
             sliding.stride = Some(768);
             sliding.overlap = 0;
-            let mut late = ChunkSpec::new("late", 512);
-            late.boundaries = Some("headings".into());
+            specs.push((ChunkSpec::new("fixed", 512), all.clone()));
+            specs.push((ChunkSpec::new("headings", 512), all));
             for s in [
-                ChunkSpec::new("fixed", 512),
                 ChunkSpec::new("fixed", 512).with_overlap(64),
                 sliding,
                 ChunkSpec::new("sentence", 512),
                 ChunkSpec::new("paragraph", 512),
                 ChunkSpec::new("recursive", 512),
-                ChunkSpec::new("headings", 512),
-                ChunkSpec::new("semantic", 512),
-                late,
                 ChunkSpec::new("hierarchical", 512),
             ] {
-                specs.push((s, both.clone()));
+                specs.push((s, vec![Mode::Bm25]));
             }
         }
         DefaultSweep::Chroma => {
