@@ -83,6 +83,10 @@ pub struct BenchArgs {
     /// Write a self-contained HTML report (inline SVG charts).
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Write every row's metrics on every query as JSON lines (`label`, `mode`, `k`, `query`,
+    /// `metrics`), for paired comparisons or held-out selection of one's own.
+    #[arg(long, value_name = "FILE")]
+    pub per_query: Option<PathBuf>,
     /// Embedding cache directory (default: $CHUNKLAB_HOME/cache/embeddings).
     #[arg(long)]
     pub cache_dir: Option<PathBuf>,
@@ -258,6 +262,9 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
     }
     if let Some(p) = &a.report {
         write(p, report::html::render(&result, &metric))?;
+    }
+    if let Some(p) = &a.per_query {
+        write(p, report::per_query::render(&result))?;
     }
     Ok(ExitCode::SUCCESS)
 }

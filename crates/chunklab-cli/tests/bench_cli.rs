@@ -113,6 +113,8 @@ fn bm25_sweep_writes_every_output() {
             &p("r.md"),
             "--report",
             &p("r.html"),
+            "--per-query",
+            &p("r.jsonl"),
         ],
         &dir.path().join("cache"),
     );
@@ -168,6 +170,24 @@ fn bm25_sweep_writes_every_output() {
     assert!(md.contains("| ★ "), "{md}");
     let html = std::fs::read_to_string(p("r.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<svg"));
+    // One line per row and query, each query's own values.
+    let per_query: Vec<Value> = std::fs::read_to_string(p("r.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(per_query.len(), 3 * 3);
+    let mut ids: Vec<&str> = per_query[..3]
+        .iter()
+        .map(|l| l["query"].as_str().unwrap())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 3, "{per_query:?}");
+    for l in &per_query {
+        assert_eq!(l["metrics"]["doc_recall"], 100.0, "{l}");
+        assert_eq!(l["mode"], "bm25");
+    }
     assert!(
         !html.contains("http://") || !html.contains("src="),
         "no external assets"

@@ -1,12 +1,14 @@
 //! Rendering a [`BenchResult`]: a terminal table sorted by a metric with the best row marked
 //! ([`table`]), JSON ([`json`]), CSV ([`csv`]), Markdown ([`markdown`]) and a self-contained
 //! HTML page with inline SVG charts ([`html`]). Every one marks the rows the ranking metric
-//! cannot separate from the best ([`separable`]).
+//! cannot separate from the best ([`separable`]). [`per_query`] writes each row's value of every
+//! metric on every query, for statistics of one's own.
 
 pub mod csv;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod per_query;
 pub mod separable;
 pub mod table;
 

@@ -95,6 +95,9 @@ pub struct BenchResult {
     pub docs: usize,
     pub queries: usize,
     pub rows: Vec<Row>,
+    /// The queries' ids in the dataset's order: the order of every row's per-query values.
+    #[serde(skip)]
+    pub query_ids: Vec<String>,
     /// Things the user should know (skipped configurations, warnings).
     pub notes: Vec<String>,
     /// Wall time of the whole run.

@@ -109,6 +109,7 @@ pub fn run(
         docs: ds.docs.len(),
         queries: ds.queries.len(),
         rows: rows.into_iter().flatten().collect(),
+        query_ids: ds.queries.iter().map(|q| q.id.clone()).collect(),
         notes,
         seconds: t0.elapsed().as_secs_f64(),
     })

@@ -178,6 +178,7 @@ pub(crate) mod tests {
                 row("best", &best),
                 row("close", &close),
             ],
+            query_ids: (0..60).map(|i| format!("q{i}")).collect(),
             notes: Vec::new(),
             seconds: 1.0,
         }
@@ -211,6 +212,7 @@ pub(crate) mod tests {
             docs: 1,
             queries: 40,
             rows: vec![row("best", &best), row("lower", &lower)],
+            query_ids: Vec::new(),
             notes: Vec::new(),
             seconds: 0.0,
         };
