@@ -138,6 +138,23 @@ k = 10
     }
 
     #[test]
+    fn merge_siblings_reaches_the_headings_chunker() {
+        let text =
+            "[[config]]\nstrategy = \"headings\"\nsize = 512\nmerge_siblings = [false, true]\n";
+        let c = parse_sweep(text, &d()).unwrap();
+        assert_eq!(c[0].label, "headings 512");
+        assert_eq!(c[1].label, "headings 512 merged");
+        assert!(c[1].chunk.config().unwrap().merge_siblings);
+        assert_ne!(c[0].chunk, c[1].chunk, "different chunks, different groups");
+        let p = parse_sweep(
+            "[[config]]\nstrategy = \"fixed\"\nsize = 100\nmerge_siblings = true\n",
+            &d(),
+        )
+        .unwrap_err();
+        assert!(p[0].1.contains("merge_siblings"), "{p:?}");
+    }
+
+    #[test]
     fn malformed_toml_names_its_line() {
         let p = parse_sweep("k = 5\n[[config]\nstrategy = 1\n", &d()).unwrap_err();
         assert_eq!(p[0].0, 2, "{p:?}");
@@ -148,7 +165,7 @@ k = 10
     #[test]
     fn default_sweeps_cover_the_issue() {
         let g = default_sweep(DefaultSweep::General, "e5-small", 5);
-        assert_eq!(g.len(), 12);
+        assert_eq!(g.len(), 13);
         let strategies: Vec<&str> = g.iter().map(|c| c.chunk.strategy.as_str()).collect();
         for s in [
             "fixed",
@@ -169,7 +186,12 @@ k = 10
             .collect();
         assert_eq!(
             embedded,
-            ["fixed 512", "fixed 512", "headings 512", "headings 512"]
+            [
+                "fixed 512",
+                "fixed 512",
+                "headings 512 merged",
+                "headings 512 merged"
+            ]
         );
         assert!(g.iter().all(|c| !c.chunk.needs_model() && c.k == 5));
         let c = default_sweep(DefaultSweep::Chroma, "minilm", 5);

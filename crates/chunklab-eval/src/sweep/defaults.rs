@@ -27,14 +27,19 @@ pub fn default_sweep(which: DefaultSweep, model: &str, k: usize) -> Vec<Config> 
         DefaultSweep::General => {
             // Every family is indexed for BM25 (no embedding: free); the two the choice is
             // between — fixed size against heading-aware — are also embedded, dense and hybrid.
+            // Heading-aware as users run it merges sibling sections up to the size; one
+            // section per chunk (small sections alone) stays as a BM25 row.
             // Semantic and late chunking (which embed while chunking) are in `--config` sweeps.
             let all = vec![Mode::Bm25, Mode::Dense, Mode::Hybrid];
             let mut sliding = ChunkSpec::new("sliding", 1024).with_overlap(256);
             sliding.stride = Some(768);
             sliding.overlap = 0;
+            let mut merged = ChunkSpec::new("headings", 512);
+            merged.merge_siblings = true;
             specs.push((ChunkSpec::new("fixed", 512), all.clone()));
-            specs.push((ChunkSpec::new("headings", 512), all));
+            specs.push((merged, all));
             for s in [
+                ChunkSpec::new("headings", 512),
                 ChunkSpec::new("fixed", 512).with_overlap(64),
                 sliding,
                 ChunkSpec::new("sentence", 512),

@@ -18,6 +18,7 @@ const CHUNK_KEYS: &[&str] = &[
     "regex_separators",
     "max_level",
     "title_prefix",
+    "merge_siblings",
     "lang",
     "breakpoint",
     "breakpoint_amount",
@@ -256,6 +257,7 @@ fn config_from(
     s.regex_separators = boolean("regex_separators")?.unwrap_or(false);
     s.max_level = uint("max_level")?.unwrap_or(6);
     s.title_prefix = boolean("title_prefix")?.unwrap_or(false);
+    s.merge_siblings = boolean("merge_siblings")?.unwrap_or(false);
     if let Some(l) = string("lang")? {
         s.lang = l;
     }

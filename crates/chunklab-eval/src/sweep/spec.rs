@@ -22,6 +22,8 @@ pub struct ChunkSpec {
     pub regex_separators: bool,
     pub max_level: usize,
     pub title_prefix: bool,
+    /// `headings`: merge sibling sections up to the size (the chunk lists its sections).
+    pub merge_siblings: bool,
     pub lang: String,
     /// `semantic`: percentile, stddev, interquartile, gradient.
     pub breakpoint: Option<String>,
@@ -56,6 +58,7 @@ impl ChunkSpec {
             regex_separators: false,
             max_level: 6,
             title_prefix: false,
+            merge_siblings: false,
             lang: "auto".into(),
             breakpoint: None,
             breakpoint_amount: None,
@@ -122,6 +125,9 @@ impl ChunkSpec {
         if self.title_prefix {
             m.insert("title_prefix".into(), json!(true));
         }
+        if self.merge_siblings {
+            m.insert("merge_siblings".into(), json!(true));
+        }
         if self.max_level != 6 {
             m.insert("max_level".into(), json!(self.max_level));
         }
@@ -174,6 +180,7 @@ impl ChunkSpec {
             regex_separators: self.regex_separators,
             max_level: self.max_level,
             title_prefix: self.title_prefix,
+            merge_siblings: self.merge_siblings,
             lang: self.lang.parse().map_err(|e| key("lang", e))?,
             breakpoint: match &self.breakpoint {
                 Some(b) => b.parse().map_err(|e| key("breakpoint", e))?,
@@ -260,6 +267,12 @@ impl ChunkSpec {
         }
         if self.separators.is_some() {
             l.push_str(" custom-seps");
+        }
+        if self.merge_siblings {
+            l.push_str(" merged");
+        }
+        if self.title_prefix {
+            l.push_str(" +title");
         }
         if let Some(c) = &self.context {
             l.push_str(&format!(" +context {c}"));
