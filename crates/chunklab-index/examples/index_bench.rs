@@ -362,6 +362,16 @@ fn rss_mib() -> f64 {
     status_mib("VmRSS:")
 }
 
+/// Resident memory split into the process's own (anonymous) pages and the mapped files' pages
+/// (the exact vectors of a loaded index: page cache, shared and reclaimable).
+fn rss_split() -> String {
+    format!(
+        "anonymous {:.0} MiB, file-backed {:.0} MiB",
+        status_mib("RssAnon:"),
+        status_mib("RssFile:")
+    )
+}
+
 fn status_mib(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -589,8 +599,9 @@ fn main() {
     let mut index = VectorIndex::load(&dir).unwrap();
     let load = start.elapsed().as_secs_f64();
     println!(
-        "RSS after load: {:.0} MiB (the loaded index and the queries); graph vectors {}",
+        "RSS after load: {:.0} MiB (the loaded index and the queries; {}); graph vectors {}",
         rss_mib(),
+        rss_split(),
         index.params().graph.name()
     );
     println!(
@@ -604,6 +615,18 @@ fn main() {
     let n = index.len();
 
     let queries: Vec<&[f32]> = query_data.chunks(args.dim).collect();
+    // What graph searches alone bring into memory (the exact scans below read every row).
+    index.set_ef_search(*args.ef.last().unwrap());
+    for query in &queries {
+        index.search(query, 10, None).unwrap();
+    }
+    println!(
+        "RSS after {} HNSW searches (ef_search {}, untimed): {:.0} MiB ({})",
+        queries.len(),
+        index.params().ef_search,
+        rss_mib(),
+        rss_split()
+    );
     let start = Instant::now();
     let truth = ground_truth(&index, &queries, None);
     println!(
@@ -687,7 +710,12 @@ fn main() {
         text_rows(&args, &index, &queries);
     }
     println!();
-    println!("peak RSS {:.0} MiB", peak_rss_mib());
+    println!(
+        "peak RSS {:.0} MiB; RSS at the end {:.0} MiB ({}; the exact scans read every mapped row)",
+        peak_rss_mib(),
+        rss_mib(),
+        rss_split()
+    );
 }
 
 /// BM25 (tantivy, Dutch analyzer) and hybrid RRF rows.

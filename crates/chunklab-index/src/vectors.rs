@@ -31,7 +31,10 @@
 //! keeps f32 vectors with the inner product, as every index saved before format version 2 does.
 //! On disk an f32 graph is the only copy of the vectors; beside an i8 graph the exact vectors are
 //! a file of their own (see [`persist`](self) for the layout). Loading verifies every file's
-//! checksum first, then fills the flat store from the vectors file or the f32 graph.
+//! checksum first, then fills the flat store from the f32 graph, or memory-maps the vectors file
+//! (copy-on-write, on little-endian Unix; read onto the heap elsewhere): the page cache holds the
+//! exact vectors instead of the process's heap, and a graph search touches only the rows of its
+//! candidates. Vectors added after the load are held in memory.
 //!
 //! # Which path a search takes
 //!
@@ -76,7 +79,8 @@ pub use params::{
     NORM_TOLERANCE, SELECTIVITY_SAMPLE,
 };
 
-/// An embedded vector index: exact vectors in memory plus an HNSW graph over them.
+/// An embedded vector index: exact vectors (in memory, or mapped from the file of a loaded index)
+/// plus an HNSW graph over them.
 ///
 /// ```
 /// use chunklab_index::vectors::{HnswParams, VectorIndex};

@@ -582,3 +582,191 @@ fn a_panicking_filter_propagates_its_panic() {
     // The index is still usable.
     assert_eq!(index.search(&vectors[0], 1, None).unwrap().len(), 1);
 }
+
+/// Whether this process maps the file at `path` (Linux: /proc/self/maps).
+#[cfg(target_os = "linux")]
+fn mapped_by_this_process(path: &Path) -> bool {
+    let maps = fs::read_to_string("/proc/self/maps").unwrap();
+    let name = path.to_string_lossy();
+    maps.lines().any(|line| line.ends_with(name.as_ref()))
+}
+
+/// The same edits on an index built in memory and on one loaded from disk (whose exact vectors
+/// are mapped from the vectors file): every search, score and stored vector stays identical, the
+/// file is never written, and saving and reloading the edited index changes nothing either.
+#[test]
+fn mapped_exact_vectors_give_the_same_results_as_in_memory_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let vectors = clustered(EXACT_SCAN_MAX + 600, 24, 80, 0.3, 21);
+    let extra = clustered(400, 24, 80, 0.3, 22);
+    let queries = clustered(25, 24, 80, 0.3, 23);
+    let params = HnswParams {
+        m: 12,
+        ef_construction: 64,
+        ef_search: 48,
+        graph: GraphVectors::I8,
+    };
+    let mut memory = build(&vectors, params);
+    memory.save(dir.path()).unwrap();
+    let rows_file = file_ending(dir.path(), ".f32");
+    let rows_bytes = fs::read(&rows_file).unwrap();
+    let mut loaded = VectorIndex::load(dir.path()).unwrap();
+    #[cfg(target_os = "linux")]
+    assert!(
+        mapped_by_this_process(&rows_file),
+        "the exact vectors of a loaded i8 index are mapped"
+    );
+
+    let same = |memory: &VectorIndex, loaded: &VectorIndex, stage: &str| {
+        assert_eq!(memory.len(), loaded.len(), "{stage}");
+        let odd = |key: u64| key % 2 == 1;
+        for query in &queries {
+            for k in [1, 10, 50] {
+                assert_eq!(
+                    memory.search(query, k, None).unwrap(),
+                    loaded.search(query, k, None).unwrap(),
+                    "{stage}"
+                );
+            }
+            assert_eq!(
+                memory.search_exact(query, 10, Some(&odd)).unwrap(),
+                loaded.search_exact(query, 10, Some(&odd)).unwrap(),
+                "{stage}"
+            );
+        }
+        for (i, vector) in vectors.iter().chain(&extra).enumerate() {
+            let key = i as u64 * 3 + 1;
+            assert_eq!(memory.get(key), loaded.get(key), "{stage}: key {key}");
+            if let Some(stored) = loaded.get(key) {
+                assert!(
+                    stored == vector.as_slice() || stored == vectors[0].as_slice(),
+                    "{stage}: key {key}"
+                );
+            }
+        }
+    };
+    same(&memory, &loaded, "after load");
+
+    // Edits that move rows inside the mapped part, from the in-memory tail into it, and inside
+    // the tail: removals, replacements and new keys.
+    let replaced = (5u64..40).step_by(7).map(|i| i * 3 + 1);
+    let removed: Vec<u64> = (0..vectors.len() as u64)
+        .filter(|i| i % 13 == 2)
+        .map(|i| i * 3 + 1)
+        .collect();
+    for index in [&mut memory, &mut loaded] {
+        for key in replaced.clone() {
+            index.add(key, &vectors[0]).unwrap();
+        }
+        for &key in &removed[..removed.len() / 2] {
+            assert!(index.remove(key).unwrap());
+        }
+        let items: Vec<(u64, &[f32])> = extra
+            .iter()
+            .enumerate()
+            .map(|(i, v)| ((vectors.len() + i) as u64 * 3 + 1, v.as_slice()))
+            .collect();
+        index.add_batch(&items).unwrap();
+        // A row in the middle of the tail.
+        assert!(index.remove((vectors.len() + 10) as u64 * 3 + 1).unwrap());
+        for &key in &removed[removed.len() / 2..] {
+            assert!(index.remove(key).unwrap());
+        }
+        // The last keys added (in the tail) removed again, then one of them re-added.
+        for i in 0..5 {
+            index
+                .remove((vectors.len() + extra.len() - 1 - i) as u64 * 3 + 1)
+                .unwrap();
+        }
+        let key = (vectors.len() + extra.len() - 1) as u64 * 3 + 1;
+        index.add(key, &extra[extra.len() - 1]).unwrap();
+    }
+    same(&memory, &loaded, "after edits");
+    assert_eq!(
+        fs::read(&rows_file).unwrap(),
+        rows_bytes,
+        "edits never reach the mapped file"
+    );
+
+    // Saving the edited loaded index deletes the file it maps; it keeps answering, and the new
+    // generation reloads to the same results.
+    loaded.save(dir.path()).unwrap();
+    assert!(!rows_file.exists());
+    same(&memory, &loaded, "after save");
+    let reloaded = VectorIndex::load(dir.path()).unwrap();
+    same(&memory, &reloaded, "after reopen");
+}
+
+/// Rewrites the manifest so that it records the current length and hash of `file` (as if the
+/// damage had been saved that way): the checks after the checksum must catch it.
+fn reseal(dir: &Path, file: &Path) {
+    let path = dir.join("vectors.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    let bytes = fs::read(file).unwrap();
+    manifest["vectors"]["bytes"] = bytes.len().into();
+    manifest["vectors"]["blake3"] = blake3::hash(&bytes).to_hex().to_string().into();
+    fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+}
+
+/// A way to damage a vectors file: its name, the damage, whether the manifest is rewritten to
+/// match, and what the error must say.
+type Damage = (&'static str, fn(&mut Vec<u8>), bool, &'static str);
+
+#[test]
+fn a_damaged_vectors_file_is_an_error_naming_it() {
+    let cases: [Damage; 6] = [
+        (
+            "longer",
+            |b| b.extend_from_slice(&[0; 4]),
+            false,
+            "truncated or overwritten",
+        ),
+        (
+            "one byte short",
+            |b| {
+                b.pop();
+            },
+            false,
+            "truncated or overwritten",
+        ),
+        ("empty", |b| b.clear(), false, "truncated or overwritten"),
+        (
+            "a NaN, resealed",
+            |b| b[8..12].copy_from_slice(&f32::NAN.to_le_bytes()),
+            true,
+            "not finite",
+        ),
+        (
+            "a row short, resealed",
+            |b| b.truncate(b.len() - 64),
+            true,
+            "expected 300 rows of 16 f32",
+        ),
+        (
+            "odd length, resealed",
+            |b| {
+                b.pop();
+            },
+            true,
+            "expected 300 rows of 16 f32",
+        ),
+    ];
+    for (what, damage, reseal_it, expected) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        saved(dir.path());
+        let rows = file_ending(dir.path(), ".f32");
+        let mut bytes = fs::read(&rows).unwrap();
+        damage(&mut bytes);
+        fs::write(&rows, &bytes).unwrap();
+        if reseal_it {
+            reseal(dir.path(), &rows);
+        }
+        let message = load_error(dir.path());
+        assert!(
+            message.contains(&rows.file_name().unwrap().to_string_lossy().to_string())
+                && message.contains(expected),
+            "{what}: {message}"
+        );
+    }
+}

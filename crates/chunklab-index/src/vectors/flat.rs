@@ -1,20 +1,41 @@
 //! Flat vector storage and the exact top-k scan.
 //!
-//! Rows are stored contiguously (`row i` is `data[i * dim..(i + 1) * dim]`) beside their keys, so a
-//! full scan walks memory linearly. Removal swaps the last row into the hole; row order therefore
+//! Rows are stored contiguously (`row i` is `dim` values at `i * dim`) beside their keys, so a full
+//! scan walks memory linearly. Removal swaps the last row into the hole; row order therefore
 //! depends on the edit history, which is why every ranking here breaks score ties by key and never
 //! by row.
+//!
+//! A loaded index's rows start out as its vectors file, memory-mapped copy-on-write
+//! ([`FlatStore::from_mapped`]): the page cache holds them instead of the heap, a search faults in
+//! only the rows it re-scores, and a replaced or moved row becomes a private page of this process
+//! (the file is never written). Rows added after the load live in an in-memory tail until the
+//! index is saved and loaded again.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
 /// Exact storage of every live vector, keyed by the caller's row id.
-#[derive(Debug, Clone)]
+///
+/// Rows `0..base_rows` are in `base` (a mapped vectors file), rows `base_rows..` in `tail`.
+#[derive(Debug)]
 pub(crate) struct FlatStore {
     dim: usize,
     keys: Vec<u64>,
-    data: Vec<f32>,
+    /// The vectors file of a loaded index (little-endian f32, page-aligned), mapped copy-on-write;
+    /// only its first `base_rows` rows are live.
+    base: Option<memmap2::MmapMut>,
+    base_rows: usize,
+    /// Rows after the mapped ones, in memory.
+    tail: Vec<f32>,
     rows: HashMap<u64, usize>,
+}
+
+fn as_values(bytes: &[u8]) -> &[f32] {
+    bytemuck::cast_slice(bytes)
+}
+
+fn as_values_mut(bytes: &mut [u8]) -> &mut [f32] {
+    bytemuck::cast_slice_mut(bytes)
 }
 
 impl FlatStore {
@@ -23,24 +44,44 @@ impl FlatStore {
         Self {
             dim,
             keys: Vec::new(),
-            data: Vec::new(),
+            base: None,
+            base_rows: 0,
+            tail: Vec::new(),
             rows: HashMap::new(),
         }
     }
 
-    /// A store of `keys` (distinct) whose rows are `data` in the same order.
-    pub(crate) fn from_rows(dim: usize, keys: Vec<u64>, data: Vec<f32>) -> Self {
-        debug_assert_eq!(keys.len() * dim, data.len());
-        let rows = keys
-            .iter()
+    fn row_map(keys: &[u64]) -> HashMap<u64, usize> {
+        keys.iter()
             .enumerate()
             .map(|(row, &key)| (key, row))
-            .collect();
+            .collect()
+    }
+
+    /// A store of `keys` (distinct) whose rows are `data` in the same order, in memory.
+    pub(crate) fn from_rows(dim: usize, keys: Vec<u64>, data: Vec<f32>) -> Self {
+        debug_assert_eq!(keys.len() * dim, data.len());
         Self {
             dim,
+            rows: Self::row_map(&keys),
             keys,
-            data,
-            rows,
+            base: None,
+            base_rows: 0,
+            tail: data,
+        }
+    }
+
+    /// A store of `keys` (distinct) whose rows are the mapped vectors file `map` (exactly
+    /// `keys.len()` rows of `dim` native-endian f32, already verified), in the same order.
+    pub(crate) fn from_mapped(dim: usize, keys: Vec<u64>, map: memmap2::MmapMut) -> Self {
+        debug_assert_eq!(keys.len() * dim * 4, map.len());
+        Self {
+            dim,
+            rows: Self::row_map(&keys),
+            base_rows: keys.len(),
+            keys,
+            base: Some(map),
+            tail: Vec::new(),
         }
     }
 
@@ -62,19 +103,44 @@ impl FlatStore {
         self.rows.get(&key).map(|&row| self.row(row))
     }
 
-    /// Every vector, in row order (the order of [`keys`](Self::keys)).
-    pub(crate) fn rows(&self) -> &[f32] {
-        &self.data
+    /// The live mapped rows.
+    fn base_values(&self) -> &[f32] {
+        match &self.base {
+            Some(map) => &as_values(map)[..self.base_rows * self.dim],
+            None => &[],
+        }
+    }
+
+    /// Every vector in row order (the order of [`keys`](Self::keys)), as the mapped rows then
+    /// the in-memory ones.
+    pub(crate) fn row_blocks(&self) -> [&[f32]; 2] {
+        [self.base_values(), &self.tail]
     }
 
     fn row(&self, row: usize) -> &[f32] {
-        &self.data[row * self.dim..(row + 1) * self.dim]
+        if row < self.base_rows {
+            &self.base_values()[row * self.dim..(row + 1) * self.dim]
+        } else {
+            let at = (row - self.base_rows) * self.dim;
+            &self.tail[at..at + self.dim]
+        }
+    }
+
+    fn row_mut(&mut self, row: usize) -> &mut [f32] {
+        let dim = self.dim;
+        if row < self.base_rows {
+            let map = self.base.as_mut().expect("rows below base_rows are mapped");
+            &mut as_values_mut(map)[row * dim..(row + 1) * dim]
+        } else {
+            let at = (row - self.base_rows) * dim;
+            &mut self.tail[at..at + dim]
+        }
     }
 
     /// Reserves room for `additional` more rows.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.keys.reserve(additional);
-        self.data.reserve(additional.saturating_mul(self.dim));
+        self.tail.reserve(additional.saturating_mul(self.dim));
         self.rows.reserve(additional);
     }
 
@@ -82,12 +148,12 @@ impl FlatStore {
     pub(crate) fn upsert(&mut self, key: u64, vector: &[f32]) -> bool {
         debug_assert_eq!(vector.len(), self.dim);
         if let Some(&row) = self.rows.get(&key) {
-            self.data[row * self.dim..(row + 1) * self.dim].copy_from_slice(vector);
+            self.row_mut(row).copy_from_slice(vector);
             return true;
         }
         self.rows.insert(key, self.keys.len());
         self.keys.push(key);
-        self.data.extend_from_slice(vector);
+        self.tail.extend_from_slice(vector);
         false
     }
 
@@ -96,16 +162,37 @@ impl FlatStore {
         let Some(row) = self.rows.remove(&key) else {
             return false;
         };
+        let dim = self.dim;
         let last = self.keys.len() - 1;
         if row != last {
             let moved = self.keys[last];
             self.keys[row] = moved;
-            self.data
-                .copy_within(last * self.dim..(last + 1) * self.dim, row * self.dim);
             self.rows.insert(moved, row);
+            if row >= self.base_rows {
+                // Both in the tail.
+                let (at, from) = ((row - self.base_rows) * dim, (last - self.base_rows) * dim);
+                self.tail.copy_within(from..from + dim, at);
+            } else if last >= self.base_rows {
+                // From the tail into the mapped rows.
+                let from = (last - self.base_rows) * dim;
+                let map = self.base.as_mut().expect("rows below base_rows are mapped");
+                as_values_mut(map)[row * dim..(row + 1) * dim]
+                    .copy_from_slice(&self.tail[from..from + dim]);
+            } else {
+                // Both mapped (the tail is empty).
+                let map = self.base.as_mut().expect("rows below base_rows are mapped");
+                as_values_mut(map).copy_within(last * dim..(last + 1) * dim, row * dim);
+            }
         }
         self.keys.pop();
-        self.data.truncate(last * self.dim);
+        if last >= self.base_rows {
+            self.tail.truncate(self.tail.len() - dim);
+        } else {
+            self.base_rows -= 1;
+            if self.base_rows == 0 {
+                self.base = None;
+            }
+        }
         true
     }
 
@@ -123,16 +210,20 @@ impl FlatStore {
         filter: Option<&dyn Fn(u64) -> bool>,
     ) -> Vec<(u64, f32)> {
         let mut top = TopK::new(k);
-        if k == 0 {
+        if k == 0 || self.dim == 0 {
             return Vec::new();
         }
-        for (row, &key) in self.keys.iter().enumerate() {
+        let [base, tail] = self.row_blocks();
+        let vectors = base
+            .chunks_exact(self.dim)
+            .chain(tail.chunks_exact(self.dim));
+        for (&key, vector) in self.keys.iter().zip(vectors) {
             if let Some(filter) = filter {
                 if !filter(key) {
                     continue;
                 }
             }
-            top.push(key, dot(self.row(row), query));
+            top.push(key, dot(vector, query));
         }
         top.into_sorted()
     }
@@ -253,6 +344,68 @@ mod tests {
             top.push(key, score);
         }
         assert_eq!(top.into_sorted(), vec![(7, 0.9), (3, 0.5), (5, 0.5)]);
+    }
+
+    /// A store whose rows are `rows` mapped copy-on-write from a file in `dir`, as a load makes it.
+    fn mapped(dir: &std::path::Path, keys: &[u64], rows: &[f32], dim: usize) -> FlatStore {
+        let path = dir.join("rows.f32");
+        let bytes: Vec<u8> = rows.iter().flat_map(|v| v.to_le_bytes()).collect();
+        std::fs::write(&path, bytes).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        // SAFETY: the test's own file, not changed while mapped.
+        let map = unsafe { memmap2::MmapOptions::new().map_copy(&file).unwrap() };
+        FlatStore::from_mapped(dim, keys.to_vec(), map)
+    }
+
+    fn same_contents(a: &FlatStore, b: &FlatStore, query: &[f32]) {
+        assert_eq!(a.keys(), b.keys());
+        assert_eq!(a.row_blocks().concat(), b.row_blocks().concat());
+        for &key in a.keys() {
+            assert_eq!(a.get(key), b.get(key));
+        }
+        assert_eq!(a.top_k(query, 7, None), b.top_k(query, 7, None));
+    }
+
+    #[test]
+    fn a_mapped_store_edits_like_an_in_memory_one_and_never_writes_its_file() {
+        let dim = 3;
+        let keys: Vec<u64> = (0..20).map(|i| i * 5).collect();
+        let rows: Vec<f32> = (0..20 * dim).map(|i| (i as f32 * 0.7).sin()).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let mut map = mapped(dir.path(), &keys, &rows, dim);
+        let mut memory = FlatStore::from_rows(dim, keys.clone(), rows.clone());
+        let query = [0.3, -0.5, 0.8];
+        same_contents(&map, &memory, &query);
+        let vector = |i: u64| [i as f32, -(i as f32), 0.5];
+        for store in [&mut map, &mut memory] {
+            assert!(store.upsert(15, &vector(1))); // replace a mapped row
+            assert!(store.remove(0)); // mapped row ← last mapped row
+            assert!(!store.upsert(200, &vector(2))); // tail
+            assert!(!store.upsert(205, &vector(3)));
+            assert!(!store.upsert(210, &vector(4)));
+            assert!(store.remove(200)); // tail row ← last tail row
+            assert!(store.remove(50)); // mapped row ← last tail row
+            assert!(store.upsert(205, &vector(5))); // replace a tail row that moved into the map
+            assert!(!store.remove(999));
+        }
+        same_contents(&map, &memory, &query);
+        // Remove everything (the map is let go once no mapped row is left), then add again.
+        let all: Vec<u64> = memory.keys().to_vec();
+        for store in [&mut map, &mut memory] {
+            for &key in all.iter().rev().step_by(2).chain(all.iter().step_by(2)) {
+                store.remove(key);
+            }
+            assert_eq!(store.len(), 0);
+            store.upsert(7, &vector(6));
+        }
+        assert!(map.base.is_none());
+        same_contents(&map, &memory, &query);
+        let on_disk: Vec<f32> = std::fs::read(dir.path().join("rows.f32"))
+            .unwrap()
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        assert_eq!(on_disk, rows);
     }
 
     #[test]

@@ -145,11 +145,11 @@ pub(crate) fn write_keys(path: &Path, keys: &[u64]) -> Result<()> {
     Ok(())
 }
 
-/// Writes `rows` (the flat store's vectors in row order) as little-endian f32 to `path`.
-pub(crate) fn write_rows(path: &Path, rows: &[f32]) -> Result<()> {
+/// Writes `blocks` (the flat store's vectors in row order) as little-endian f32 to `path`.
+pub(crate) fn write_rows(path: &Path, blocks: &[&[f32]]) -> Result<()> {
     let file = File::create(path).map_err(io_error(path))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
-    for value in rows {
+    for value in blocks.iter().flat_map(|block| block.iter()) {
         out.write_all(&value.to_le_bytes())
             .map_err(io_error(path))?;
     }
@@ -157,39 +157,113 @@ pub(crate) fn write_rows(path: &Path, rows: &[f32]) -> Result<()> {
     Ok(())
 }
 
-/// Reads a verified vectors file of `count` rows of `dim` finite components (in 1 MiB blocks, so
-/// the file's bytes are never held beside the rows).
-pub(crate) fn read_rows(path: &Path, count: usize, dim: usize) -> Result<Vec<f32>> {
+/// Whether the exact vectors of a loaded index are memory-mapped rather than read onto the heap:
+/// the file's bytes are the rows as they lie in memory only on little-endian targets, and only on
+/// Unix may a mapped file be deleted (by the next save's clean-up) while the map lives.
+pub(crate) const MAP_VECTORS: bool = cfg!(all(unix, target_endian = "little"));
+
+/// The exact vectors of a loaded index.
+pub(crate) enum ExactRows {
+    /// The vectors file mapped copy-on-write (see [`MAP_VECTORS`]).
+    Mapped(memmap2::MmapMut),
+    /// The rows read onto the heap.
+    Read(Vec<f32>),
+}
+
+/// Opens the vectors file `entry` names, holding `count` rows of `dim` components: checks its
+/// length, BLAKE3 hash and that every value is finite in one streaming pass of `read` calls (the
+/// page cache holds the file afterwards, this process none of it), then maps it when `map` is
+/// set, otherwise returns the rows read during the pass. Every failure names the file.
+pub(crate) fn open_rows(
+    dir: &Path,
+    entry: &FileEntry,
+    count: usize,
+    dim: usize,
+    map: bool,
+) -> Result<ExactRows> {
     use std::io::Read;
+    let path = dir.join(&entry.name);
     let values = count
         .checked_mul(dim)
-        .ok_or_else(|| corrupt(path, "row count times dimension overflows"))?;
-    let length = fs::metadata(path).map_err(io_error(path))?.len();
+        .filter(|values| values.checked_mul(4).is_some())
+        .ok_or_else(|| corrupt(&path, "row count times dimension overflows"))?;
+    let mut file = File::open(&path).map_err(io_error(&path))?;
+    // The length of the opened file (the one hashed and mapped), not of whatever the path names.
+    let length = file.metadata().map_err(io_error(&path))?.len();
+    if length != entry.bytes {
+        return Err(corrupt(
+            &path,
+            format!(
+                "file is {length} bytes, the manifest records {} (truncated or overwritten)",
+                entry.bytes
+            ),
+        ));
+    }
     if length != values as u64 * 4 {
         return Err(corrupt(
-            path,
+            &path,
             format!("vectors file is {length} bytes, expected {count} rows of {dim} f32"),
         ));
     }
-    let mut file = File::open(path).map_err(io_error(path))?;
-    let mut rows = Vec::with_capacity(values);
-    let mut block = vec![0u8; 1 << 20];
-    while rows.len() < values {
-        let want = ((values - rows.len()) * 4).min(block.len());
+    let mut hasher = blake3::Hasher::new();
+    let mut rows = Vec::with_capacity(if map { 0 } else { values });
+    let mut not_finite = None;
+    let mut block = vec![0u8; 1 << 16];
+    let mut done = 0usize;
+    while done < values {
+        let want = ((values - done) * 4).min(block.len());
         file.read_exact(&mut block[..want])
-            .map_err(io_error(path))?;
-        for chunk in block[..want].chunks_exact(4) {
+            .map_err(io_error(&path))?;
+        hasher.update(&block[..want]);
+        for (i, chunk) in block[..want].chunks_exact(4).enumerate() {
             let value = f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-            if !value.is_finite() {
-                return Err(corrupt(
-                    path,
-                    format!("row {} holds a value that is not finite", rows.len() / dim),
-                ));
+            if !value.is_finite() && not_finite.is_none() {
+                not_finite = Some((done + i) / dim);
             }
-            rows.push(value);
+            if !map {
+                rows.push(value);
+            }
         }
+        done += want / 4;
     }
-    Ok(rows)
+    if hasher.finalize().to_hex().as_str() != entry.blake3 {
+        return Err(corrupt(
+            &path,
+            "BLAKE3 checksum does not match the manifest (file is corrupt)",
+        ));
+    }
+    if let Some(row) = not_finite {
+        return Err(corrupt(
+            &path,
+            format!("row {row} holds a value that is not finite"),
+        ));
+    }
+    if !map || values == 0 {
+        return Ok(ExactRows::Read(rows));
+    }
+    // SAFETY: the map is private (copy-on-write), so this process's writes never reach the file.
+    // The file is a data file of a committed generation, which chunklab never writes again: a
+    // save writes a new generation's files and then deletes the old ones, and on Unix a deleted
+    // file's pages stay valid while mapped. What memory mapping cannot guard against is another
+    // program truncating or rewriting the file in place while the index is open: reads of the
+    // lost pages then fault (SIGBUS), and rewritten bytes are seen unchecked.
+    let mapped = unsafe {
+        memmap2::MmapOptions::new()
+            .len(values * 4)
+            .map_copy(&file)
+            .map_err(io_error(&path))?
+    };
+    if mapped.len() != values * 4 || mapped.as_ptr().align_offset(std::mem::align_of::<f32>()) != 0
+    {
+        return Err(corrupt(
+            &path,
+            "the vectors file could not be mapped as f32 rows",
+        ));
+    }
+    // Re-scoring reads the rows of a search's candidates, scattered over the file: no read-ahead.
+    #[cfg(unix)]
+    let _ = mapped.advise(memmap2::Advice::Random);
+    Ok(ExactRows::Mapped(mapped))
 }
 
 /// Fsyncs a finished data file and records its length and hash.

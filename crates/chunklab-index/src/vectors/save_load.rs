@@ -8,7 +8,7 @@ use super::engine::{context_count, engine_error, Engine};
 use super::error::{Result, VectorError};
 use super::flat::FlatStore;
 use super::params::{GraphVectors, HnswParams};
-use super::persist;
+use super::persist::{self, ExactRows};
 use super::VectorIndex;
 
 impl VectorIndex {
@@ -42,7 +42,7 @@ impl VectorIndex {
         };
         // An i8 graph is not an exact copy: the exact vectors get a file of their own.
         let vectors = if graph.is_some() && self.params.graph == GraphVectors::I8 {
-            persist::write_rows(&generation.vectors, self.store.rows())?;
+            persist::write_rows(&generation.vectors, &self.store.row_blocks())?;
             Some(persist::seal(&generation.vectors)?)
         } else {
             None
@@ -93,12 +93,16 @@ impl VectorIndex {
         let path = graph_path
             .to_str()
             .ok_or_else(|| corrupt("path is not UTF-8".to_string()))?;
-        // The exact vectors of an i8 graph, verified before the graph is read.
+        // The exact vectors of an i8 graph, verified before the graph is read; memory-mapped
+        // where that is supported (persist::MAP_VECTORS), so they are not held on the heap.
         let rows = match &manifest.vectors {
-            Some(entry) => {
-                let rows_path = persist::verify(dir, entry)?;
-                Some(persist::read_rows(&rows_path, keys.len(), manifest.dim)?)
-            }
+            Some(entry) => Some(persist::open_rows(
+                dir,
+                entry,
+                keys.len(),
+                manifest.dim,
+                persist::MAP_VECTORS,
+            )?),
             None => None,
         };
         let meta = usearch::Index::metadata(path)
@@ -133,7 +137,10 @@ impl VectorIndex {
             if let Some(key) = keys.iter().find(|&&key| !engine.index.contains(key)) {
                 return Err(corrupt(format!("key {key} is missing from the HNSW file")));
             }
-            index.store = FlatStore::from_rows(manifest.dim, keys, rows);
+            index.store = match rows {
+                ExactRows::Mapped(map) => FlatStore::from_mapped(manifest.dim, keys, map),
+                ExactRows::Read(rows) => FlatStore::from_rows(manifest.dim, keys, rows),
+            };
             index.engine = Some(engine);
             return Ok(index);
         }
