@@ -260,9 +260,6 @@ pub(crate) fn open_rows(
             "the vectors file could not be mapped as f32 rows",
         ));
     }
-    // Re-scoring reads the rows of a search's candidates, scattered over the file: no read-ahead.
-    #[cfg(unix)]
-    let _ = mapped.advise(memmap2::Advice::Random);
     Ok(ExactRows::Mapped(mapped))
 }
 
