@@ -43,6 +43,7 @@ pub fn run(args: EmbedArgs) -> Result<ExitCode> {
     let opts = LoadOptions {
         fetch: args.fetch,
         home: None,
+        ..Default::default()
     };
     let model = load(&args.model, &opts)?;
     let role = if args.query {

@@ -42,6 +42,7 @@ fn minilm_tokens() -> Arc<dyn Sizer> {
     let opts = chunklab_embed::LoadOptions {
         fetch: true,
         home: None,
+        ..Default::default()
     };
     chunklab_embed::load("minilm", &opts).expect("minilm");
     let dir = chunklab_embed::model_dir("minilm", &opts).unwrap();
@@ -536,6 +537,7 @@ fn the_core_adapter_embeds_each_text_once_as_a_passage() {
     let opts = chunklab_embed::LoadOptions {
         fetch: true,
         home: None,
+        ..Default::default()
     };
     let model: Arc<dyn chunklab_embed::Embedder> =
         chunklab_embed::load("e5-small", &opts).unwrap().into();

@@ -21,10 +21,10 @@ fn text() -> String {
         t.push_str(&format!(
             "Artikel {k}. De raad besluit over windenergie op zee — één “besluit” 😀.\n"
         ));
-        if k % 7 == 0 {
+        if k.is_multiple_of(7) {
             t.push('\n');
         }
-        if k % 31 == 0 {
+        if k.is_multiple_of(31) {
             t.push_str(&"lange regel zonder einde ".repeat(40));
             t.push('\n');
         }

@@ -174,7 +174,7 @@ fn run(doc: &ParsedDocument, sizer: Arc<dyn Sizer>, size: usize) {
         panic!("{e}\ntext: {:?}\nelements: {:?}", doc.text, doc.elements);
     }
     // `headings` merging sibling sections (not in the catalog's options).
-    let merging = Headings::new(sizer.clone(), size, 6, size % 2 == 0)
+    let merging = Headings::new(sizer.clone(), size, 6, size.is_multiple_of(2))
         .unwrap()
         .with_merge_siblings(true);
     let expect = Expect {

@@ -1,8 +1,10 @@
-//! A BERT-family encoder (BERT, XLM-RoBERTa) on the CPU, float32.
+//! A BERT-family encoder (BERT, XLM-RoBERTa) on the CPU.
 //!
 //! Weights are read with candle (safetensors, any float dtype); the forward pass runs on plain
 //! buffers with candle's matrix kernel (the `gemm` crate) and rayon, which avoids a tensor
-//! allocation and a thread hand-off per elementwise op.
+//! allocation and a thread hand-off per elementwise op. On CPUs with AVX-512 VNNI the dense
+//! layers run in int8 ([`Precision`], [`crate::int8`]); attention, softmax, GELU and the layer
+//! norms stay f32.
 //!
 //! Batches are *packed*: the tokens of all sequences are stacked into one `(tokens, hidden)`
 //! matrix for the dense layers, and attention runs per sequence and head, in parallel. Nothing
@@ -10,6 +12,7 @@
 //! padding.
 
 use crate::error::{Error, Result};
+use crate::int8::QuantDense;
 use candle_core::{DType, Device, Tensor};
 use gemm::Parallelism;
 use rayon::prelude::*;
@@ -86,6 +89,42 @@ struct Dense {
     bias: Vec<f32>,
     inputs: usize,
     outputs: usize,
+    /// The same weights in int8, where the CPU runs the int8 kernel.
+    quant: Option<QuantDense>,
+}
+
+/// How the encoder's dense layers (about 90 % of its arithmetic) compute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// Float32 throughout (candle's gemm kernel).
+    F32,
+    /// Int8 dense layers (weights quantized per output channel, activations per token, exact
+    /// i32 accumulation), f32 everywhere else. Needs AVX-512 VNNI; every reference vector stays
+    /// at cosine ≥ 0.999 to the f32 path (tests/int8.rs).
+    Int8,
+}
+
+impl Precision {
+    /// What a model loads with: [`Precision::Int8`] where the CPU has AVX-512 VNNI, unless the
+    /// environment variable `CHUNKLAB_EMBED_PRECISION` is `f32`.
+    pub fn auto() -> Self {
+        let forced_f32 = std::env::var("CHUNKLAB_EMBED_PRECISION")
+            .map(|v| v.eq_ignore_ascii_case("f32"))
+            .unwrap_or(false);
+        if !forced_f32 && crate::int8::supported() {
+            Precision::Int8
+        } else {
+            Precision::F32
+        }
+    }
+
+    /// `"f32"` or `"int8"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::Int8 => "int8",
+        }
+    }
 }
 
 struct Layer {
@@ -153,6 +192,7 @@ pub struct BertModel {
     token_types: Vec<f32>,
     emb_norm: Norm,
     layers: Vec<Layer>,
+    precision: Precision,
 }
 
 impl BertModel {
@@ -176,15 +216,19 @@ impl BertModel {
         config: BertConfig,
         tensors: HashMap<String, Tensor>,
     ) -> Result<Self, String> {
-        Self::from_parts(config, tensors, None)
+        Self::from_parts(config, tensors, None, false)
     }
 
     /// Like [`BertModel::from_tensors`], with the word embeddings given separately (when
-    /// `words` is `Some`, the tensor map need not hold them).
+    /// `words` is `Some`, the tensor map need not hold them). `int8_projections`: whether the
+    /// query/key/value projection runs in int8 too under [`Precision::Int8`] — only for models
+    /// where that was measured to keep every reference vector at cosine ≥ 0.999 to f32
+    /// (e5-small: yes; MiniLM: no, its attention on one-token texts such as "?" falls to 0.9983).
     pub(crate) fn from_parts(
         config: BertConfig,
         tensors: HashMap<String, Tensor>,
         words: Option<WordTable>,
+        int8_projections: bool,
     ) -> Result<Self, String> {
         let act = match config.hidden_act.as_str() {
             "gelu" => Act::GeluErf,
@@ -192,7 +236,11 @@ impl BertModel {
             "relu" => Act::Relu,
             other => return Err(format!("unsupported hidden_act {other:?}")),
         };
-        if config.num_attention_heads == 0 || config.hidden_size % config.num_attention_heads != 0 {
+        if config.num_attention_heads == 0
+            || !config
+                .hidden_size
+                .is_multiple_of(config.num_attention_heads)
+        {
             return Err("hidden_size is not a multiple of num_attention_heads".into());
         }
         if config.type_vocab_size == 0 {
@@ -232,26 +280,30 @@ impl BertModel {
             })
         };
         // Several `(out, in)` weights side by side as one `(in, sum of out)` matrix.
-        let dense = |names: &[String], din: usize, dout: usize| -> Result<Dense, String> {
-            let outputs = dout * names.len();
-            let mut weight_t = vec![0f32; din * outputs];
-            let mut bias = Vec::with_capacity(outputs);
-            for (part, n) in names.iter().enumerate() {
-                let w = get(&format!("{n}.weight"), &[dout, din])?;
-                for o in 0..dout {
-                    for i in 0..din {
-                        weight_t[i * outputs + part * dout + o] = w[o * din + i];
+        let dense =
+            |names: &[String], din: usize, dout: usize, int8: bool| -> Result<Dense, String> {
+                let outputs = dout * names.len();
+                let mut weight_t = vec![0f32; din * outputs];
+                let mut bias = Vec::with_capacity(outputs);
+                for (part, n) in names.iter().enumerate() {
+                    let w = get(&format!("{n}.weight"), &[dout, din])?;
+                    for o in 0..dout {
+                        for i in 0..din {
+                            weight_t[i * outputs + part * dout + o] = w[o * din + i];
+                        }
                     }
+                    bias.extend(get(&format!("{n}.bias"), &[dout])?);
                 }
-                bias.extend(get(&format!("{n}.bias"), &[dout])?);
-            }
-            Ok(Dense {
-                weight_t,
-                bias,
-                inputs: din,
-                outputs,
-            })
-        };
+                let quant = (int8 && crate::int8::supported())
+                    .then(|| QuantDense::new(&weight_t, &bias, din, outputs));
+                Ok(Dense {
+                    weight_t,
+                    bias,
+                    inputs: din,
+                    outputs,
+                    quant,
+                })
+            };
         let one = |n: &str| vec![n.to_string()];
         let mut layers = Vec::with_capacity(config.num_hidden_layers);
         for i in 0..config.num_hidden_layers {
@@ -261,18 +313,20 @@ impl BertModel {
                 .map(|x| format!("{p}attention.self.{x}"))
                 .collect();
             layers.push(Layer {
-                qkv: dense(&qkv, h, h)?,
-                attn_out: dense(&one(&format!("{p}attention.output.dense")), h, h)?,
+                qkv: dense(&qkv, h, h, int8_projections)?,
+                attn_out: dense(&one(&format!("{p}attention.output.dense")), h, h, true)?,
                 attn_norm: norm(&format!("{p}attention.output.LayerNorm"))?,
                 inter: dense(
                     &one(&format!("{p}intermediate.dense")),
                     h,
                     config.intermediate_size,
+                    true,
                 )?,
                 out: dense(
                     &one(&format!("{p}output.dense")),
                     config.intermediate_size,
                     h,
+                    true,
                 )?,
                 out_norm: norm(&format!("{p}output.LayerNorm"))?,
             });
@@ -307,7 +361,25 @@ impl BertModel {
             emb_norm: norm("embeddings.LayerNorm")?,
             layers,
             config,
+            precision: Precision::auto(),
         })
+    }
+
+    /// How the dense layers compute (see [`Precision::auto`]).
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// Compute in `precision` from now on. Fails for [`Precision::Int8`] on a CPU without
+    /// AVX-512 VNNI.
+    pub fn set_precision(&mut self, precision: Precision) -> Result<()> {
+        if precision == Precision::Int8 && !crate::int8::supported() {
+            return Err(Error::Unsupported(
+                "int8 precision needs a CPU with AVX-512 VNNI".into(),
+            ));
+        }
+        self.precision = precision;
+        Ok(())
     }
 
     /// The model's configuration.
@@ -389,11 +461,12 @@ impl BertModel {
     fn layer(&self, x: &mut [f32], layer: &Layer, lens: &[usize]) {
         let h = self.config.hidden_size;
         let eps = self.config.layer_norm_eps as f32;
-        let qkv = linear(x, &layer.qkv);
+        let int8 = self.precision == Precision::Int8;
+        let qkv = linear(x, &layer.qkv, int8);
         let ctx = attention(&qkv, lens, h, self.config.num_attention_heads);
-        let attn = linear(&ctx, &layer.attn_out);
+        let attn = linear(&ctx, &layer.attn_out, int8);
         add_layer_norm(x, Some(&attn), &layer.attn_norm, eps);
-        let mut inter = linear(x, &layer.inter);
+        let mut inter = linear(x, &layer.inter, int8);
         match self.act {
             Act::GeluErf => crate::gelu::gelu_in_place(&mut inter),
             Act::GeluTanh => inter.par_chunks_mut(8192).for_each(|c| {
@@ -404,7 +477,7 @@ impl BertModel {
             }),
             Act::Relu => inter.par_iter_mut().for_each(|v| *v = v.max(0.0)),
         }
-        let out = linear(&inter, &layer.out);
+        let out = linear(&inter, &layer.out, int8);
         add_layer_norm(x, Some(&out), &layer.out_norm, eps);
     }
 }
@@ -416,8 +489,11 @@ fn threads() -> Parallelism {
     }
 }
 
-/// `x (rows x inputs) · weight_t + bias`.
-fn linear(x: &[f32], d: &Dense) -> Vec<f32> {
+/// `x (rows x inputs) · weight_t + bias`, in int8 when `int8` and the layer has int8 weights.
+fn linear(x: &[f32], d: &Dense, int8: bool) -> Vec<f32> {
+    if let (true, Some(q)) = (int8, &d.quant) {
+        return crate::int8::linear(x, q);
+    }
     let rows = x.len() / d.inputs;
     assert_eq!(rows * d.inputs, x.len());
     assert_eq!(d.weight_t.len(), d.inputs * d.outputs);
@@ -521,7 +597,7 @@ fn attention(qkv: &[f32], lens: &[usize], h: usize, heads: usize) -> Vec<f32> {
             );
         }
         for row in scores.chunks_exact_mut(len) {
-            softmax(row);
+            crate::softmax::softmax(row);
         }
         unsafe {
             gemm::gemm(
@@ -548,17 +624,6 @@ fn attention(qkv: &[f32], lens: &[usize], h: usize, heads: usize) -> Vec<f32> {
         }
     });
     ctx
-}
-
-fn softmax(row: &mut [f32]) {
-    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
-    for v in row.iter_mut() {
-        *v = (*v - max).exp();
-        sum += *v;
-    }
-    let inv = 1.0 / sum;
-    row.iter_mut().for_each(|v| *v *= inv);
 }
 
 /// `x = layer_norm(x + y)` row by row (`y` absent: `layer_norm(x)`), like torch's LayerNorm

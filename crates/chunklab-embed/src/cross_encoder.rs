@@ -7,7 +7,7 @@
 //! for example `cross-encoder/ms-marco-MiniLM-L-6-v2` saved with `save_pretrained`.
 //! tests/rerank.rs checks the logits against `transformers` on a random-weight fixture.
 
-use crate::bert::{BertConfig, BertModel};
+use crate::bert::{BertConfig, BertModel, Precision};
 use crate::error::{Error, Result};
 use crate::reranker::{check_query, Reranker};
 use candle_core::{DType, Device, Tensor};
@@ -122,8 +122,11 @@ impl CrossEncoder {
                  (relevance logit) or 2 (not relevant / relevant)"
             )));
         }
-        let model = BertModel::from_tensors(config, tensors)
+        let mut model = BertModel::from_tensors(config, tensors)
             .map_err(|d| bad(format!("model.safetensors: {d}")))?;
+        // Relevance logits are compared across passages at 1e-4 of transformers' (the int8
+        // dense layers are for embeddings, measured by cosine).
+        model.set_precision(Precision::F32)?;
         Ok(Self {
             name: dir.display().to_string(),
             tokenizer,

@@ -217,7 +217,7 @@ fn parse(data: &[u8]) -> Result<BertModel, String> {
         layer_norm_eps: eps as f64,
         pad_token_id: 0,
     };
-    BertModel::from_parts(config, tensors, Some(words))
+    BertModel::from_parts(config, tensors, Some(words), true)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! model.safetensors, and sentence-transformers' `sentence_bert_config.json` /
 //! `1_Pooling/config.json` when present).
 
-use crate::bert::{mean_rows, normalize, BertConfig, BertModel};
+use crate::bert::{mean_rows, normalize, BertConfig, BertModel, Precision};
 use crate::error::{io_err, Error, Result};
 use crate::{Embedder, Role, TokenVectors};
 use chunklab_core::text::{ceil_char_boundary, floor_char_boundary, is_py_space};
@@ -126,6 +126,16 @@ impl BertEmbedder {
         })
     }
 
+    /// How the model's dense layers compute ([`Precision::auto`] when loaded).
+    pub fn precision(&self) -> Precision {
+        self.model.precision()
+    }
+
+    /// Compute in `precision` from now on (int8 needs AVX-512 VNNI).
+    pub fn set_precision(&mut self, precision: Precision) -> Result<()> {
+        self.model.set_precision(precision)
+    }
+
     /// Change the prefixes added for [`Role::Query`] and [`Role::Passage`].
     pub fn with_prefixes(mut self, query: &str, passage: &str) -> Result<Self> {
         self.settings.query_prefix = query.to_string();
@@ -209,6 +219,13 @@ impl BertEmbedder {
 impl Embedder for BertEmbedder {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn cache_id(&self) -> String {
+        match self.model.precision() {
+            Precision::F32 => self.name.clone(),
+            p => format!("{}@{}", self.name, p.as_str()),
+        }
     }
 
     fn dim(&self) -> usize {

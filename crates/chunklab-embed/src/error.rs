@@ -73,6 +73,9 @@ pub enum Error {
         "the query is empty (no tokens after tokenization); give a query with at least one word"
     )]
     EmptyQuery,
+    /// The CPU lacks what a requested setting needs (int8 precision without AVX-512 VNNI).
+    #[error("{0}")]
+    Unsupported(String),
     /// The tensor runtime failed (shape mismatch, out of memory ...).
     #[error("inference: {0}")]
     Candle(#[from] candle_core::Error),

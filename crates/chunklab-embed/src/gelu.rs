@@ -54,7 +54,7 @@ fn erf(x: f32) -> f32 {
 /// exp(x) for x <= 0 (clamped at -87, where it is ~1e-38): Cody–Waite reduction to
 /// 2^n·exp(r) with |r| <= ln2/2 and a degree-6 polynomial; relative error < 5e-7.
 #[inline(always)]
-fn exp_neg(x: f32) -> f32 {
+pub(crate) fn exp_neg(x: f32) -> f32 {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;

@@ -23,13 +23,15 @@ mod embedder;
 mod error;
 pub mod fetch;
 mod gelu;
+mod int8;
 mod late;
 mod q4;
 pub mod registry;
 mod rerank;
 mod reranker;
+mod softmax;
 
-pub use bert::{BertConfig, BertModel};
+pub use bert::{BertConfig, BertModel, Precision};
 pub use core_adapter::CoreEmbedder;
 pub use cross_encoder::CrossEncoder;
 pub use embedder::{BertEmbedder, EmbedSettings, Pooling};
@@ -108,6 +110,13 @@ pub trait Embedder: Send + Sync {
     /// The model's name (`minilm`, or the directory it was loaded from).
     fn name(&self) -> &str;
 
+    /// What identifies this model's vectors in a cache: the name, plus anything that changes
+    /// the vectors slightly (a BERT model in int8 adds `@int8`, see [`Precision`]), so cached f32
+    /// and int8 vectors never mix.
+    fn cache_id(&self) -> String {
+        self.name().to_string()
+    }
+
     /// Length of every vector.
     fn dim(&self) -> usize;
 
@@ -152,28 +161,38 @@ pub struct LoadOptions {
     pub fetch: bool,
     /// Cache root; [`fetch::home_dir`] when `None`.
     pub home: Option<PathBuf>,
+    /// How BERT models compute; [`Precision::auto`] when `None` (int8 on CPUs with AVX-512
+    /// VNNI). Asking for int8 on another CPU is an error.
+    pub precision: Option<Precision>,
 }
 
 /// Load an embedder from a spec: a known model name (`minilm`, `e5-small`), a local directory
 /// in Hugging Face layout, or a hub id (`sentence-transformers/all-MiniLM-L6-v2`) found in the
 /// local Hugging Face hub cache.
 pub fn load(spec: &str, opts: &LoadOptions) -> Result<Box<dyn Embedder>> {
-    if let Some(model) = registry::find(spec) {
+    Ok(Box::new(load_bert(spec, opts)?))
+}
+
+/// [`load`], returning the concrete [`BertEmbedder`] (to change its batch size or precision).
+pub fn load_bert(spec: &str, opts: &LoadOptions) -> Result<BertEmbedder> {
+    let mut model = if let Some(model) = registry::find(spec) {
         let home = opts.home.clone().unwrap_or_else(fetch::home_dir);
         let dir = installed_dir(model, &home, opts.fetch)?;
-        return load_known(model, &dir);
+        load_known(model, &dir)?
+    } else if Path::new(spec).is_dir() {
+        BertEmbedder::from_dir(Path::new(spec), spec)?
+    } else if let Some(dir) = hub_snapshot(spec) {
+        BertEmbedder::from_dir(&dir, spec)?
+    } else {
+        return Err(Error::UnknownModel {
+            spec: spec.to_string(),
+            known: registry::names(),
+        });
+    };
+    if let Some(precision) = opts.precision {
+        model.set_precision(precision)?;
     }
-    let path = Path::new(spec);
-    if path.is_dir() {
-        return Ok(Box::new(BertEmbedder::from_dir(path, spec)?));
-    }
-    if let Some(dir) = hub_snapshot(spec) {
-        return Ok(Box::new(BertEmbedder::from_dir(&dir, spec)?));
-    }
-    Err(Error::UnknownModel {
-        spec: spec.to_string(),
-        known: registry::names(),
-    })
+    Ok(model)
 }
 
 /// The directory [`load`] reads `spec` from (where its `tokenizer.json` is), without loading or
@@ -206,12 +225,10 @@ pub fn installed_dir(model: &KnownModel, home: &Path, fetch_missing: bool) -> Re
     }
 }
 
-fn load_known(model: &KnownModel, dir: &Path) -> Result<Box<dyn Embedder>> {
+fn load_known(model: &KnownModel, dir: &Path) -> Result<BertEmbedder> {
     match model.kind {
-        ModelKind::Bert => Ok(Box::new(
-            BertEmbedder::from_dir(dir, model.name)?
-                .with_prefixes(model.query_prefix, model.passage_prefix)?,
-        )),
+        ModelKind::Bert => BertEmbedder::from_dir(dir, model.name)?
+            .with_prefixes(model.query_prefix, model.passage_prefix),
         ModelKind::E5Q4 => {
             let weights = model
                 .files()
@@ -233,9 +250,7 @@ fn load_known(model: &KnownModel, dir: &Path) -> Result<Box<dyn Embedder>> {
                 passage_prefix: model.passage_prefix.to_string(),
                 batch_size: 32,
             };
-            Ok(Box::new(BertEmbedder::new(
-                model.name, tokenizer, bert, settings,
-            )?))
+            BertEmbedder::new(model.name, tokenizer, bert, settings)
         }
         ModelKind::Gguf => Err(Error::NotAnEmbedder {
             name: model.name.to_string(),

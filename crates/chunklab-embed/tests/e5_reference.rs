@@ -14,6 +14,7 @@ fn e5() -> &'static dyn Embedder {
             let opts = LoadOptions {
                 fetch: true,
                 home: None,
+                ..Default::default()
             };
             load("e5-small", &opts).expect("load (and fetch) e5-small")
         })

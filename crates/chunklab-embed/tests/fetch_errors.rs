@@ -14,6 +14,7 @@ fn load_err(spec: &str, home: &Path) -> Error {
     let opts = LoadOptions {
         fetch: false,
         home: Some(home.to_path_buf()),
+        ..Default::default()
     };
     match load(spec, &opts) {
         Ok(m) => panic!("{spec} loaded as {}", m.name()),

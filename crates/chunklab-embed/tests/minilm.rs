@@ -14,6 +14,7 @@ fn minilm() -> &'static dyn Embedder {
             let opts = LoadOptions {
                 fetch: true,
                 home: None,
+                ..Default::default()
             };
             load("minilm", &opts).expect("load (and fetch) minilm")
         })

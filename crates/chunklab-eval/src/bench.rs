@@ -313,6 +313,7 @@ impl BenchRequest {
             load: chunklab_embed::LoadOptions {
                 fetch: self.fetch,
                 home: None,
+                ..Default::default()
             },
             scratch_dir: self.scratch_dir.clone(),
             store: self.store.clone(),

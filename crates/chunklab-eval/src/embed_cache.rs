@@ -171,11 +171,9 @@ impl EmbedCache {
         role: Role,
         progress: &(dyn Fn(usize) + Sync),
     ) -> Result<(Vec<Arc<[f32]>>, EmbedStats)> {
-        let store = self.store(model.name(), model.dim())?;
-        let keys: Vec<Key> = texts
-            .iter()
-            .map(|t| text_key(model.name(), role, t))
-            .collect();
+        let id = model.cache_id();
+        let store = self.store(&id, model.dim())?;
+        let keys: Vec<Key> = texts.iter().map(|t| text_key(&id, role, t)).collect();
         let mut missing: Vec<usize> = Vec::new();
         {
             let s = store.lock().unwrap();

@@ -83,7 +83,7 @@ fn write(
         std::fs::write(&path, &doc.text).map_err(io(&path))?;
         out.documents += 1;
         out.bytes += doc.text.len() as u64;
-        if out.documents % 1000 == 0 {
+        if out.documents.is_multiple_of(1000) {
             progress.note(&format!("exported {} documents", out.documents));
         }
     }

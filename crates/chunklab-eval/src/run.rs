@@ -612,7 +612,7 @@ fn late_vectors(
                 *h.finalize().as_bytes()
             })
             .collect();
-        let got = cache.get_keys(model.name(), model.dim(), &keys)?;
+        let got = cache.get_keys(&model.cache_id(), model.dim(), &keys)?;
         if got.iter().all(Option::is_some) {
             stats.cached += got.len();
             for (i, g) in got.into_iter().enumerate() {
@@ -634,7 +634,7 @@ fn late_vectors(
             stats.seconds += t.elapsed().as_secs_f64();
             stats.computed += spans.len();
             let items: Vec<([u8; 32], Vec<f32>)> = keys.into_iter().zip(late.vectors).collect();
-            cache.put_keys(model.name(), model.dim(), &items)?;
+            cache.put_keys(&model.cache_id(), model.dim(), &items)?;
             for (i, (_, v)) in items.into_iter().enumerate() {
                 out[start + i] = Some(v.into());
             }

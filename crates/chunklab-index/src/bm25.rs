@@ -556,7 +556,7 @@ mod tests {
                 chunk(k, &format!("d{}", k / 5), &text.join(" "))
             })
             .collect();
-        let langs = |c: &ChunkRecord| if c.key % 2 == 0 { "nl" } else { "en" };
+        let langs = |c: &ChunkRecord| if c.key.is_multiple_of(2) { "nl" } else { "en" };
         let pairs = || chunks.iter().map(|c| (c, langs(c)));
         let small = Bm25::rebuilt_in_memory(pairs(), 4096, 7).unwrap();
         let large = Bm25::rebuilt_in_memory(pairs(), SMALL_REBUILD_BYTES + 1, 7).unwrap();

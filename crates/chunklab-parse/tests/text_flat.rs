@@ -115,9 +115,13 @@ fn flat_parse_gives_the_same_chunks_on_generated_texts() {
         }
         for _ in 0..n {
             text.push_str(rng.pick(LINES));
-            text.push_str(if rng.next() % 5 == 0 { "\r\n" } else { "\n" });
+            text.push_str(if rng.next().is_multiple_of(5) {
+                "\r\n"
+            } else {
+                "\n"
+            });
         }
-        if rng.next() % 2 == 0 {
+        if rng.next().is_multiple_of(2) {
             text.pop();
         }
         assert_same_chunks(

@@ -20,7 +20,10 @@ pub struct LoadedModel {
 
 /// Load the embedding model `spec` names (fetching a known one with `fetch`).
 pub fn load_model(spec: &str, fetch: bool) -> Result<LoadedModel> {
-    let how = LoadOptions { fetch, home: None };
+    let how = LoadOptions {
+        fetch,
+        ..Default::default()
+    };
     let model: Arc<dyn Embedder> = chunklab_embed::load(spec, &how)
         .with_context(|| format!("model {spec}"))?
         .into();

@@ -271,6 +271,7 @@ impl Searcher {
             &LoadOptions {
                 fetch: self.fetch,
                 home: None,
+                ..Default::default()
             },
         )
         .with_context(|| format!("the index's embedding model {}", settings.model))?

@@ -84,7 +84,12 @@ fn document(d: usize, rng: &mut Rng) -> NewDocument {
         source: format!("load/doc{d:07}.txt"),
         hash: format!("h{d}"),
         text,
-        acl: vec![if d % 2 == 0 { "finance" } else { "legal" }.into()],
+        acl: vec![if d.is_multiple_of(2) {
+            "finance"
+        } else {
+            "legal"
+        }
+        .into()],
         fields: Default::default(),
         chunks,
     }

@@ -179,7 +179,7 @@ pub fn euros(amount: u64) -> String {
     let digits = amount.to_string();
     let mut out = String::from("€ ");
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push('.');
         }
         out.push(c);

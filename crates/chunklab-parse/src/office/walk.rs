@@ -173,7 +173,7 @@ pub(crate) fn walk<F: Format, R: BufRead>(
     };
     loop {
         events = events.wrapping_add(1);
-        if events % 4096 == 0 && w.blocks.builder.len() > max_elements {
+        if events.is_multiple_of(4096) && w.blocks.builder.len() > max_elements {
             return Err(over());
         }
         buf.clear();
