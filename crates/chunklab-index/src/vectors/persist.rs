@@ -190,15 +190,7 @@ pub(crate) fn open_rows(
     let mut file = File::open(&path).map_err(io_error(&path))?;
     // The length of the opened file (the one hashed and mapped), not of whatever the path names.
     let length = file.metadata().map_err(io_error(&path))?.len();
-    if length != entry.bytes {
-        return Err(corrupt(
-            &path,
-            format!(
-                "file is {length} bytes, the manifest records {} (truncated or overwritten)",
-                entry.bytes
-            ),
-        ));
-    }
+    check_length(&path, length, entry)?;
     if length != values as u64 * 4 {
         return Err(corrupt(
             &path,
@@ -416,19 +408,25 @@ pub(crate) fn manifest(
     }
 }
 
-/// Checks that the file `entry` names exists with the recorded length and hash; returns its path.
-pub(crate) fn verify(dir: &Path, entry: &FileEntry) -> Result<PathBuf> {
-    let path = dir.join(&entry.name);
-    let length = fs::metadata(&path).map_err(io_error(&path))?.len();
+/// Fails, naming `path`, when its `length` is not the one the manifest records.
+fn check_length(path: &Path, length: u64, entry: &FileEntry) -> Result<()> {
     if length != entry.bytes {
         return Err(corrupt(
-            &path,
+            path,
             format!(
                 "file is {length} bytes, the manifest records {} (truncated or overwritten)",
                 entry.bytes
             ),
         ));
     }
+    Ok(())
+}
+
+/// Checks that the file `entry` names exists with the recorded length and hash; returns its path.
+pub(crate) fn verify(dir: &Path, entry: &FileEntry) -> Result<PathBuf> {
+    let path = dir.join(&entry.name);
+    let length = fs::metadata(&path).map_err(io_error(&path))?.len();
+    check_length(&path, length, entry)?;
     let (_, hash) = hash_file(&path)?;
     if hash != entry.blake3 {
         return Err(corrupt(
