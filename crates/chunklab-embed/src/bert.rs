@@ -98,8 +98,8 @@ struct Dense {
 pub enum Precision {
     /// Float32 throughout (candle's gemm kernel).
     F32,
-    /// Int8 dense layers (weights quantized per output channel, activations per token, exact
-    /// i32 accumulation), f32 everywhere else. Needs AVX-512 VNNI; every reference vector stays
+    /// Int8 dense layers (weights quantized per output and group of 64 inputs, activations per
+    /// token and group, exact i32 accumulation), f32 everywhere else. Needs AVX-512 VNNI; every reference vector stays
     /// at cosine ≥ 0.999 to the f32 path (tests/int8.rs).
     Int8,
 }
