@@ -68,6 +68,10 @@ pub struct SearchArgs {
     /// Weight of dense retrieval in hybrid fusion.
     #[arg(long, default_value_t = 1.0)]
     dense_weight: f32,
+    /// Hybrid: multiply BM25's weight by this when the query names an identifier (a word with
+    /// a digit and a letter, `/`, `_` or `#`: `2018/0077`, `COVID-19`); 1 turns it off.
+    #[arg(long, default_value_t = chunklab_pipeline::search::IDENTIFIER_BOOST)]
+    identifier_boost: f32,
     /// Exact vector search (a scan) instead of the HNSW graph.
     #[arg(long)]
     exact: bool,
@@ -104,6 +108,7 @@ impl SearchArgs {
             rrf_k: self.rrf_k,
             bm25_weight: self.bm25_weight,
             dense_weight: self.dense_weight,
+            identifier_boost: self.identifier_boost,
             exact: self.exact,
             depth: self.depth,
         };

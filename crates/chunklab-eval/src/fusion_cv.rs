@@ -9,7 +9,9 @@
 //! held-out results, so its metric and interval are an estimate for new queries, not the best
 //! of seven tries. The weight chosen on all queries is the one a user passes to
 //! `chunklab search --mode hybrid --bm25-weight B --dense-weight D` (or a sweep's `bm25_weight`
-//! / `dense_weight`).
+//! / `dense_weight`). Queries that name an identifier get BM25's weight multiplied by the search
+//! default [`identifier_boost`](chunklab_pipeline::search::SearchConfig::identifier_boost) on
+//! top, as `chunklab search` does.
 
 use crate::bootstrap::shuffled;
 use crate::chunking::EvalChunk;
@@ -169,13 +171,17 @@ pub fn retrieve(
         "doc_recall"
     };
     let rrf_k = chunklab_index::Query::new("", chunklab_index::Mode::Hybrid, k).rrf_k;
+    // As in every hybrid search: BM25's weight is boosted for queries that name an identifier;
+    // the cross-validated weight is learnt on top of that.
+    let search = chunklab_pipeline::search::SearchConfig::default();
+    let boosts: Vec<f32> = queries.iter().map(|q| search.boost_for(q)).collect();
     let mut cands = Vec::with_capacity(queries.len());
     let mut latencies = Vec::with_capacity(queries.len());
     for (qi, q) in queries.iter().enumerate() {
         let t = Instant::now();
         let c = collection.candidates(q, &vectors[qi], k)?;
         // The fusion a hybrid query runs, timed with its searches.
-        std::hint::black_box(fuse(&c, (1.0, 1.0), rrf_k, k));
+        std::hint::black_box(fuse(&c, (boosts[qi], 1.0), rrf_k, k));
         latencies.push(t.elapsed().as_secs_f64() * 1000.0);
         cands.push(c);
         if qi % 16 == 0 {
@@ -187,8 +193,9 @@ pub fn retrieve(
         .map(|&w| {
             cands
                 .par_iter()
-                .map(|c| {
-                    fuse(c, w, rrf_k, k)
+                .zip(&boosts)
+                .map(|(c, &boost)| {
+                    fuse(c, (w.0 * boost, w.1), rrf_k, k)
                         .iter()
                         .map(|key| c.chunk(*key))
                         .collect()

@@ -59,6 +59,11 @@ pub struct SearchConfig {
     pub bm25_weight: f32,
     /// Weight of dense retrieval in hybrid fusion.
     pub dense_weight: f32,
+    /// Hybrid: BM25's weight is multiplied by this for a query that names an identifier
+    /// ([`chunklab_index::fusion::names_identifier`]: `motie 2018/0077`, `COVID-19`), which
+    /// BM25 matches verbatim and a dense embedding does not represent; 1 turns it off. 4 by
+    /// default (docs/EVALUATION.md, "Hybrid with cross-validated weights").
+    pub identifier_boost: f32,
     /// Exact vector search (a scan) instead of the HNSW graph.
     pub exact: bool,
     /// Candidates per retriever before reranking and shaping (default: `k`, or `rerank_top`
@@ -84,11 +89,15 @@ impl Default for SearchConfig {
             rrf_k: 60.0,
             bm25_weight: 1.0,
             dense_weight: 1.0,
+            identifier_boost: IDENTIFIER_BOOST,
             exact: false,
             depth: None,
         }
     }
 }
+
+/// The default [`SearchConfig::identifier_boost`].
+pub const IDENTIFIER_BOOST: f32 = 4.0;
 
 /// A parameter of a [`SearchConfig`] that is out of range; `param` is the key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -102,11 +111,12 @@ pub struct SearchParamError {
 
 impl SearchConfig {
     /// Set on `q` what this configuration decides besides its retriever, `k`, vector, filter
-    /// and reranker: RRF constant and weights, exact search, shaping and depth. The searcher
-    /// and the lab (`chunklab bench` rows) tune their queries with it.
+    /// and reranker: RRF constant and weights (BM25's boosted when a hybrid query names an
+    /// identifier), exact search, shaping and depth. The searcher and the lab (`chunklab bench`
+    /// rows) tune their queries with it.
     pub fn tune(&self, q: &mut Query<'_>) {
         q.rrf_k = self.rrf_k;
-        q.bm25_weight = self.bm25_weight;
+        q.bm25_weight = self.bm25_weight * self.boost_for(q.text);
         q.dense_weight = self.dense_weight;
         q.exact = self.exact;
         q.small_to_big = self.small_to_big;
@@ -114,6 +124,16 @@ impl SearchConfig {
         q.merge = self.merge;
         q.docs = self.docs;
         q.depth = self.depth;
+    }
+
+    /// What BM25's weight is multiplied by for `query`: [`SearchConfig::identifier_boost`] when
+    /// it names an identifier, else 1.
+    pub fn boost_for(&self, query: &str) -> f32 {
+        if self.identifier_boost != 1.0 && chunklab_index::fusion::names_identifier(query) {
+            self.identifier_boost
+        } else {
+            1.0
+        }
     }
 
     /// Check the parameters that do not depend on the index.
@@ -143,6 +163,12 @@ impl SearchConfig {
             if !(w.is_finite() && w >= 0.0) {
                 return err(param, "must be a finite number ≥ 0");
             }
+        }
+        if !(self.identifier_boost.is_finite() && self.identifier_boost >= 1.0) {
+            return err(
+                "identifier_boost",
+                "must be a finite number ≥ 1 (1 turns it off)",
+            );
         }
         if self.mode == Mode::Hybrid && self.bm25_weight == 0.0 && self.dense_weight == 0.0 {
             return err(
@@ -469,6 +495,36 @@ mod tests {
             ..SearchConfig::default()
         };
         assert_eq!(bad.validate().unwrap_err().param, "auto_merge");
+        for boost in [0.5, f32::NAN, f32::INFINITY] {
+            let bad = SearchConfig {
+                identifier_boost: boost,
+                ..SearchConfig::default()
+            };
+            assert_eq!(bad.validate().unwrap_err().param, "identifier_boost");
+        }
         assert!(SearchConfig::default().validate().is_ok());
+    }
+
+    #[test]
+    fn identifiers_weight_bm25_up_in_hybrid() {
+        let cfg = SearchConfig::default();
+        let mut q = Query::new(
+            "Wat vraagt motie 2026/0058 van het college?",
+            Mode::Hybrid,
+            5,
+        );
+        cfg.tune(&mut q);
+        assert_eq!((q.bm25_weight, q.dense_weight), (4.0, 1.0));
+        let mut q = Query::new("Wat vraagt de motie over windenergie?", Mode::Hybrid, 5);
+        cfg.tune(&mut q);
+        assert_eq!((q.bm25_weight, q.dense_weight), (1.0, 1.0));
+        let off = SearchConfig {
+            identifier_boost: 1.0,
+            bm25_weight: 2.0,
+            ..SearchConfig::default()
+        };
+        let mut q = Query::new("motie 2026/0058", Mode::Hybrid, 5);
+        off.tune(&mut q);
+        assert_eq!(q.bm25_weight, 2.0);
     }
 }
