@@ -48,7 +48,7 @@ pub struct BenchArgs {
     #[arg(long, short = 'k')]
     pub k: Option<usize>,
     /// Built-in sweep: `default` (every strategy family with BM25, fixed 512 and headings 512
-    /// also dense and hybrid; for chroma the report's rows plus ours)
+    /// merged with the heading path also dense and hybrid; for chroma the report's rows plus ours)
     /// or `contextual` (headings without a context, at the smaller size the context rows chunk at,
     /// with the `header` context and with an `llm` context from --llm; at 250 tokens, dense, on
     /// chroma; at 512, dense and hybrid, otherwise).

@@ -55,10 +55,10 @@ use plan::Plan;
 pub const REFERENCE_DOCS: usize = 92_184;
 
 /// Documents in the default archive: hundreds, so five retrieved chunks are a small part of the
-/// collection and every question has near-duplicate distractors, written at bench size (see
-/// [`ArchiveOptions::docs`]) so that the default bench (two chunkings embedded with e5-small, every
-/// family with BM25) finishes in under three minutes on two cores; use `--docs 1000` or more for
-/// documents of the reference lengths.
+/// collection and every question has near-duplicate distractors (each regulation in 5–8 versions),
+/// written at bench size (see [`ArchiveOptions::docs`]) so that the default bench (two chunkings
+/// embedded with e5-small, every family with BM25) finishes in under three minutes on two cores;
+/// use `--docs 1000` or more for documents of the reference lengths.
 pub const DEFAULT_DOCS: usize = 200;
 
 /// Seed of the default archive.
@@ -69,9 +69,11 @@ pub const DEFAULT_SEED: u64 = 2_018;
 pub struct ArchiveOptions {
     /// Number of documents ([`DEFAULT_DOCS`] by default; up to [`REFERENCE_DOCS`] for
     /// reference-scale runs). Below 1,000 documents the archive is bench-sized: documents are
-    /// written at 8% of the reference lengths (regulations at 15%), and the long tail is capped
-    /// at `60 × docs` words (at least 2,500), so small archives stay small; from 1,000 up the
-    /// lengths have the reference median (~1,400 words).
+    /// written at 8% of the reference lengths (regulations at 15%), the long tail is capped at
+    /// `60 × docs` words (at least 2,500), so small archives stay small, and regulations are
+    /// filed on 6 topics at twice their reference share, so each comes in several versions as
+    /// in the reference archive; from 1,000 up the lengths have the reference median (~1,400
+    /// words) and regulations are on all 13 topics that have one.
     pub docs: usize,
     /// Seed: the same options always give the same archive.
     pub seed: u64,

@@ -165,7 +165,7 @@ k = 10
     #[test]
     fn default_sweeps_cover_the_issue() {
         let g = default_sweep(DefaultSweep::General, "e5-small", 5);
-        assert_eq!(g.len(), 13);
+        assert_eq!(g.len(), 14);
         let strategies: Vec<&str> = g.iter().map(|c| c.chunk.strategy.as_str()).collect();
         for s in [
             "fixed",
@@ -189,10 +189,14 @@ k = 10
             [
                 "fixed 512",
                 "fixed 512",
-                "headings 512 merged",
-                "headings 512 merged"
+                "headings 512 merged +title",
+                "headings 512 merged +title"
             ]
         );
+        // Heading-aware without the heading path before each chunk stays as a BM25 row.
+        assert!(g
+            .iter()
+            .any(|c| c.label == "headings 512 merged" && c.mode == Mode::Bm25));
         assert!(g.iter().all(|c| !c.chunk.needs_model() && c.k == 5));
         let c = default_sweep(DefaultSweep::Chroma, "minilm", 5);
         assert_eq!(c[0].label, "Recursive 250/125");

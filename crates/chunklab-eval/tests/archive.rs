@@ -213,6 +213,64 @@ fn resident_questions_paraphrase_and_have_distractors() {
     assert!(checked >= 10);
 }
 
+/// What makes the default archive discriminate between fixed-size and heading-aware chunks
+/// (docs/EVALUATION.md): every question about a regulation has at least four other regulations
+/// on its topic (other years, the same articles with other numbers), and its
+/// answer lies past the regulation's first 512 cl100k tokens (preamble and definitions), where a
+/// fixed-size chunk no longer holds the regulation's name and year and a heading-aware chunk
+/// still has them in its heading path.
+#[test]
+fn regulation_answers_have_versions_beyond_k_and_lie_past_the_title() {
+    let cl100k = chunklab_tokenizers::sizer_from_spec("tokens", Some("cl100k"), false).unwrap();
+    let data = generate(&ArchiveOptions::default());
+    let docs = by_id(&data);
+    // The chapter of the topic's own articles: `Hoofdstuk 2. Bijzondere bepalingen parkeren`.
+    let topic_of = |d: &Document| {
+        topic_words()
+            .find(|t| {
+                d.text
+                    .split(&format!("Bijzondere bepalingen {t}"))
+                    .skip(1)
+                    .any(|rest| !rest.starts_with(char::is_alphanumeric))
+            })
+            .unwrap_or_else(|| panic!("no topic in {}", d.id))
+    };
+    let mut per_topic: HashMap<&str, usize> = HashMap::new();
+    for d in data
+        .docs
+        .iter()
+        .filter(|d| d.id.starts_with("verordeningen/"))
+    {
+        *per_topic.entry(topic_of(d)).or_default() += 1;
+    }
+    let (mut asked, mut past) = (0, 0);
+    for q in &data.queries {
+        let Some(s) = q.relevant_spans.first() else {
+            continue;
+        };
+        if !s.doc_id.starts_with("verordeningen/") {
+            continue;
+        }
+        let doc = docs[s.doc_id.as_str()];
+        let versions = per_topic[topic_of(doc)];
+        assert!(
+            versions >= 5,
+            "{}: {versions} regulations on its topic",
+            q.query
+        );
+        let before = chars(&doc.text, 0, s.start_char);
+        let tokens = cl100k.count(&before);
+        assert!(tokens >= 256, "{}: answer after {tokens} tokens", q.query);
+        asked += 1;
+        past += usize::from(tokens >= 512);
+    }
+    assert!(asked >= 20, "{asked} regulation questions with spans");
+    assert!(
+        past * 4 >= asked * 3,
+        "{past} of {asked} answers past 512 tokens"
+    );
+}
+
 #[test]
 fn lengths_have_the_reference_median_and_a_long_tail() {
     let mut lengths: Vec<usize> = documents(&ArchiveOptions {

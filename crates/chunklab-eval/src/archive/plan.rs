@@ -77,6 +77,20 @@ impl Kind {
         }
     }
 
+    /// Share of a bench-sized archive (percent): regulations twice their reference share, so
+    /// that each of the few regulations such an archive has comes in several re-adopted
+    /// versions (see [`BENCH_REGULATED_TOPICS`]), as in the reference archive, where thousands of
+    /// regulations on a dozen topics make every version a near-duplicate of others.
+    fn bench_share(self) -> u32 {
+        match self {
+            Kind::Verordening => 20,
+            Kind::Motie => 27,
+            Kind::Raadsbesluit => 13,
+            Kind::Collegebrief => 22,
+            Kind::Raadsvoorstel => 18,
+        }
+    }
+
     /// Weights of Markdown, HTML and plain text.
     fn formats(self) -> [u32; 3] {
         match self {
@@ -159,11 +173,12 @@ impl Plan {
         let council = Council::new(seed);
         let mut rng = Rng::derive(seed, stream::PLAN, 0);
         let cap = (60 * n).clamp(2_500, 200_000);
-        let mut docs: Vec<Facts> = anchors(&mut rng)
+        let bench = n < BENCH_SIZED;
+        let mut docs: Vec<Facts> = anchors(&mut rng, bench)
             .into_iter()
             .take(n)
             .map(|(kind, topic, years, passed, format)| {
-                let mut f = draw(&mut rng, kind, Some(topic), cap, length_scale(n, kind));
+                let mut f = draw(&mut rng, kind, Some(topic), cap, bench);
                 f.year = rng.range(years.0 as usize, years.1 as usize) as u16;
                 f.passed = passed;
                 if let Some(format) = format {
@@ -182,8 +197,15 @@ impl Plan {
             };
         }
         while docs.len() < n {
-            let kind = Kind::ALL[rng.weighted(&Kind::ALL.map(|k| k.profile().0))];
-            docs.push(draw(&mut rng, kind, None, cap, length_scale(n, kind)));
+            let shares = Kind::ALL.map(|k| {
+                if bench {
+                    k.bench_share()
+                } else {
+                    k.profile().0
+                }
+            });
+            let kind = Kind::ALL[rng.weighted(&shares)];
+            docs.push(draw(&mut rng, kind, None, cap, bench));
         }
         rng.shuffle(&mut docs);
         for f in &mut docs {
@@ -340,11 +362,11 @@ type Anchor = (Kind, usize, (u16, u16), bool, Option<Format>);
 /// ("which motions on wind energy passed 2018–2022?") has an answer list and near misses at any
 /// size: passing and rejected wind motions in the period, an earlier passing one, a passing solar
 /// motion in the period, and a regulation, letter and proposal on wind energy.
-fn anchors(rng: &mut Rng) -> Vec<Anchor> {
+fn anchors(rng: &mut Rng, bench: bool) -> Vec<Anchor> {
     let wind = topic_index("windenergie").expect("windenergie topic");
     let solar = topic_index("zonne-energie").expect("zonne-energie topic");
     let regulated: Vec<usize> = (0..TOPICS.len())
-        .filter(|&t| TOPICS[t].regulation.is_some())
+        .filter(|&t| topic_weights(Kind::Verordening, bench)[t] > 0)
         .collect();
     let period = REFERENCE_YEARS;
     vec![
@@ -379,13 +401,29 @@ fn anchors(rng: &mut Rng) -> Vec<Anchor> {
     ]
 }
 
-/// Topic weights: energy, housing and care come up more often than the rest.
-fn topic_weights(kind: Kind) -> Vec<u32> {
+/// Regulation topics of a bench-sized archive: the first this many topics that have a
+/// regulation (windenergie, zonne-energie, warmtetransitie, parkeren, woningbouw, jeugdzorg). With
+/// [`Kind::bench_share`] that is 6–8 versions of each (other years, other numbers, the same
+/// articles), so a question about one version has near-duplicates in the collection beyond k = 5
+/// chunks, as every question about a regulation has in the reference archive (92k documents,
+/// about 9,000 regulations on 13 topics); the 13 topics of a full-size archive would leave two
+/// versions of each among 200 documents, which any k = 5 retrieval covers.
+pub const BENCH_REGULATED_TOPICS: usize = 6;
+
+/// Topic weights: energy, housing and care come up more often than the rest. Regulations are
+/// only on topics that have one, and in a bench-sized archive on the first
+/// [`BENCH_REGULATED_TOPICS`] of those.
+fn topic_weights(kind: Kind, bench: bool) -> Vec<u32> {
+    let mut regulated = 0;
     TOPICS
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            if kind == Kind::Verordening && t.regulation.is_none() {
+            let allowed = t.regulation.is_some() && (!bench || regulated < BENCH_REGULATED_TOPICS);
+            if t.regulation.is_some() {
+                regulated += 1;
+            }
+            if kind == Kind::Verordening && !allowed {
                 0
             } else {
                 [5, 5, 3, 5, 6, 5, 5, 4, 4, 3][i.min(9)]
@@ -408,17 +446,9 @@ fn year_weight(year: u16) -> u32 {
 /// reference lengths.
 pub const BENCH_SIZED: usize = 1_000;
 
-/// The length scale of an archive of `n` documents for documents of `kind`.
-pub fn length_scale(n: usize, kind: Kind) -> f64 {
-    if n < BENCH_SIZED {
-        kind.bench_scale()
-    } else {
-        1.0
-    }
-}
-
-fn draw(rng: &mut Rng, kind: Kind, topic: Option<usize>, cap: usize, scale: f64) -> Facts {
-    let topic = topic.unwrap_or_else(|| rng.weighted(&topic_weights(kind)));
+fn draw(rng: &mut Rng, kind: Kind, topic: Option<usize>, cap: usize, bench: bool) -> Facts {
+    let scale = if bench { kind.bench_scale() } else { 1.0 };
+    let topic = topic.unwrap_or_else(|| rng.weighted(&topic_weights(kind, bench)));
     let years: Vec<u32> = (FIRST_YEAR..=LAST_YEAR).map(year_weight).collect();
     let year = FIRST_YEAR + rng.weighted(&years) as u16;
     let format = [Format::Markdown, Format::Html, Format::Text][rng.weighted(&kind.formats())];

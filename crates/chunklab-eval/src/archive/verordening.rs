@@ -90,6 +90,40 @@ const FINAL: &[ArticleSpec] = &[
     },
 ];
 
+/// Definitions most regulations share (`Begripsbepalingen` runs to dozens of terms in the
+/// reference archive's regulations); each regulation takes some of them beside its topic's own
+/// terms, in alphabetical order, so its topic articles start past the first few hundred words.
+const GENERAL_TERMS: &[(&str, &str)] = &[
+    ("aanvraag", "een verzoek van een belanghebbende om een besluit te nemen als bedoeld in artikel 1:3, derde lid, van de Algemene wet bestuursrecht"),
+    ("aanvrager", "de natuurlijke persoon of rechtspersoon die een aanvraag indient of namens wie een aanvraag wordt ingediend"),
+    ("Awb", "de Algemene wet bestuursrecht"),
+    ("belanghebbende", "degene wiens belang rechtstreeks bij een besluit op grond van deze verordening is betrokken"),
+    ("college", "het college van burgemeester en wethouders van de gemeente Lindeveld"),
+    ("gemeenteblad", "het elektronische blad waarin de gemeente haar algemeen verbindende voorschriften en andere besluiten bekendmaakt"),
+    ("ingezetene", "degene die volgens de basisregistratie personen woonachtig is in de gemeente"),
+    ("inkomen", "het inkomen als bedoeld in artikel 32 van de Participatiewet, berekend over de twaalf maanden voorafgaand aan de aanvraag"),
+    ("openbare ruimte", "de voor publiek toegankelijke ruimte, met inbegrip van wegen, pleinen, plantsoenen, parken en water, die in beheer is bij de gemeente"),
+    ("perceel", "een kadastraal perceel of een deel daarvan dat als een eenheid wordt gebruikt"),
+    ("raad", "de gemeenteraad van de gemeente Lindeveld"),
+    ("rechtspersoon", "een rechtspersoon als bedoeld in Boek 2 van het Burgerlijk Wetboek, met inbegrip van een vereniging zonder volledige rechtsbevoegdheid"),
+    ("subsidieplafond", "het bedrag dat ten hoogste beschikbaar is voor de verstrekking van subsidies of bijdragen op grond van deze verordening gedurende een bepaald tijdvak"),
+    ("toezichthouder", "de ambtenaar die door het college is aangewezen als toezichthouder als bedoeld in artikel 5:11 van de Algemene wet bestuursrecht"),
+    ("weg", "een weg als bedoeld in artikel 1, eerste lid, onder b, van de Wegenverkeerswet 1994, met de daarin liggende bruggen en duikers"),
+    ("werkdag", "een dag die geen zaterdag, zondag of algemeen erkende feestdag is als bedoeld in de Algemene termijnenwet"),
+    ("woning", "een zelfstandige woonruimte die bestemd is voor de huisvesting van één huishouden, met de daarbij behorende erven"),
+    ("zakelijk gerechtigde", "degene die een zakelijk recht heeft op een perceel of een bouwwerk, anders dan de eigenaar"),
+];
+
+/// Considerations (`overwegende dat ...`) of the preamble: why the council regulates the topic.
+const CONSIDERATIONS: &[&str] = &[
+    "het wenselijk is regels te stellen over {onderwerp} in de gemeente",
+    "de raad bij de behandeling van de begroting heeft gevraagd de regels over {onderwerp} te herzien",
+    "de bestaande regels over {onderwerp} niet meer aansluiten bij de praktijk en bij de landelijke wetgeving",
+    "inwoners, ondernemers en maatschappelijke organisaties over het ontwerp van deze verordening zijn geraadpleegd",
+    "het college in de evaluatie van de vorige verordening heeft voorgesteld de procedures te vereenvoudigen",
+    "het in het belang van de rechtszekerheid is de regels over {onderwerp} in één verordening samen te brengen",
+];
+
 /// Articles for long regulations: rules per area (templates with `{wijk}`).
 const AREA_RULES: &[(&str, &[&str])] = &[
     ("Aanwijzing van gebieden", &[
@@ -135,6 +169,17 @@ pub fn render(job: &mut Job) -> String {
         date(f.year, f.month, f.day),
         f.dossier()
     ));
+    let considerations: Vec<String> = {
+        let k = job.rng.range(2, 4);
+        job.rng
+            .sample(CONSIDERATIONS.len(), k)
+            .into_iter()
+            .map(|c| CONSIDERATIONS[c].replace("{onderwerp}", topic.key))
+            .collect()
+    };
+    for c in considerations {
+        w.para(&format!("overwegende dat {c};"));
+    }
     w.para("gelet op artikel 149 van de Gemeentewet;");
     w.para(&format!(
         "besluit vast te stellen de volgende verordening: {name}."
@@ -152,12 +197,19 @@ pub fn render(job: &mut Job) -> String {
     article += 1;
     let start = w.heading(2, &format!("Artikel {article} Begripsbepalingen"));
     w.para("In deze verordening wordt verstaan onder:");
-    let terms: Vec<String> = reg
-        .terms
+    let mut defs: Vec<(&str, &str)> = reg.terms.to_vec();
+    let general = job.rng.range(8, 12);
+    for g in job.rng.sample(GENERAL_TERMS.len(), general) {
+        if !defs.iter().any(|d| d.0 == GENERAL_TERMS[g].0) {
+            defs.push(GENERAL_TERMS[g]);
+        }
+    }
+    defs.sort_by_key(|d| d.0.to_lowercase());
+    let terms: Vec<String> = defs
         .iter()
         .enumerate()
         .map(|(i, (term, def))| {
-            let end = if i + 1 == reg.terms.len() { '.' } else { ';' };
+            let end = if i + 1 == defs.len() { '.' } else { ';' };
             format!("{term}: {def}{end}")
         })
         .collect();

@@ -27,8 +27,10 @@ pub fn default_sweep(which: DefaultSweep, model: &str, k: usize) -> Vec<Config> 
         DefaultSweep::General => {
             // Every family is indexed for BM25 (no embedding: free); the two the choice is
             // between — fixed size against heading-aware — are also embedded, dense and hybrid.
-            // Heading-aware as users run it merges sibling sections up to the size; one
-            // section per chunk (small sections alone) stays as a BM25 row.
+            // Heading-aware as users run it merges sibling sections up to the size and puts
+            // the heading path (document title > chapter > article) before each chunk, as
+            // Docling's `contextualize` and LlamaIndex's header metadata do; without the path,
+            // and one section per chunk (small sections alone), stay as BM25 rows.
             // Semantic and late chunking (which embed while chunking) are in `--config` sweeps.
             let all = vec![Mode::Bm25, Mode::Dense, Mode::Hybrid];
             let mut sliding = ChunkSpec::new("sliding", 1024).with_overlap(256);
@@ -36,9 +38,12 @@ pub fn default_sweep(which: DefaultSweep, model: &str, k: usize) -> Vec<Config> 
             sliding.overlap = 0;
             let mut merged = ChunkSpec::new("headings", 512);
             merged.merge_siblings = true;
+            let mut titled = merged.clone();
+            titled.title_prefix = true;
             specs.push((ChunkSpec::new("fixed", 512), all.clone()));
-            specs.push((merged, all));
+            specs.push((titled, all));
             for s in [
+                merged,
                 ChunkSpec::new("headings", 512),
                 ChunkSpec::new("fixed", 512).with_overlap(64),
                 sliding,
