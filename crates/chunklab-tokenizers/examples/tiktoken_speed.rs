@@ -4,6 +4,10 @@
 //! concatenates the files in DIR (REPEAT times, default 1) and reports MB/s for splitting,
 //! counting and measuring with `cl100k` and `o200k`. "cold" runs on a fresh thread, so the piece
 //! cache starts empty; "warm" repeats the call on a thread that already measured the text.
+//!
+//! `tiktoken_speed DIR REPEAT cold N` only runs N cold `cl100k` counts and prints each one's
+//! MB/s by wall and by the counting thread's CPU time (less sensitive to other load on the
+//! machine), for A/B runs and profilers (`perf record`, `valgrind --tool=cachegrind`).
 use chunklab_core::Sizer;
 use chunklab_tokenizers::Tiktoken;
 use std::time::Instant;
@@ -25,6 +29,12 @@ fn cold_rate<T: Send>(mb: f64, f: impl Fn() -> T + Sync) -> (T, f64) {
     rate(mb, || std::thread::scope(|s| s.spawn(&f).join().unwrap()))
 }
 
+/// CPU time of the calling thread in nanoseconds (Linux: `/proc/thread-self/schedstat`).
+fn thread_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let dir = args.next().expect("usage: tiktoken_speed DIR [REPEAT]");
@@ -43,6 +53,30 @@ fn main() {
     let text = text.repeat(repeat);
     let mb = text.len() as f64 / 1e6;
     println!("{:.2} MB", mb);
+    if args.next().as_deref() == Some("cold") {
+        let runs: usize = args.next().map_or(1, |n| n.parse().expect("N is a number"));
+        let cl100k = Tiktoken::cl100k();
+        cl100k.count("warm up");
+        for _ in 0..runs {
+            let start = Instant::now();
+            let (count, cpu) = std::thread::scope(|s| {
+                s.spawn(|| {
+                    let cpu0 = thread_cpu_ns();
+                    let count = cl100k.count(&text);
+                    (count, thread_cpu_ns().zip(cpu0).map(|(b, a)| b - a))
+                })
+                .join()
+                .unwrap()
+            });
+            let secs = start.elapsed().as_secs_f64();
+            let cpu = cpu.map_or(f64::NAN, |ns| mb / (ns as f64 * 1e-9));
+            println!(
+                "cl100k cold count: {count} tokens, {:.1} MB/s, {cpu:.1} MB per CPU-s",
+                mb / secs
+            );
+        }
+        return;
+    }
     for (ours, reference) in [
         (Tiktoken::cl100k(), bpe_openai::cl100k_base()),
         (Tiktoken::o200k(), bpe_openai::o200k_base()),
