@@ -452,23 +452,25 @@ impl BertModel {
         }
         let eps = self.config.layer_norm_eps as f32;
         add_layer_norm(&mut x, None, &self.emb_norm, eps);
+        let mut scratch = Scratch::default();
         for layer in &self.layers {
-            self.layer(&mut x, layer, lens);
+            self.layer(&mut x, layer, lens, &mut scratch);
         }
         Ok(x)
     }
 
-    fn layer(&self, x: &mut [f32], layer: &Layer, lens: &[usize]) {
+    fn layer(&self, x: &mut [f32], layer: &Layer, lens: &[usize], s: &mut Scratch) {
         let h = self.config.hidden_size;
         let eps = self.config.layer_norm_eps as f32;
         let int8 = self.precision == Precision::Int8;
-        let qkv = linear(x, &layer.qkv, int8);
-        let ctx = attention(&qkv, lens, h, self.config.num_attention_heads);
-        let attn = linear(&ctx, &layer.attn_out, int8);
-        add_layer_norm(x, Some(&attn), &layer.attn_norm, eps);
-        let mut inter = linear(x, &layer.inter, int8);
+        linear_into(x, &layer.qkv, int8, &mut s.qkv);
+        attention_into(&s.qkv, lens, h, self.config.num_attention_heads, &mut s.ctx);
+        linear_into(&s.ctx, &layer.attn_out, int8, &mut s.out);
+        add_layer_norm(x, Some(&s.out), &layer.attn_norm, eps);
+        linear_into(x, &layer.inter, int8, &mut s.inter);
+        let inter = &mut s.inter;
         match self.act {
-            Act::GeluErf => crate::gelu::gelu_in_place(&mut inter),
+            Act::GeluErf => crate::gelu::gelu_in_place(inter),
             Act::GeluTanh => inter.par_chunks_mut(8192).for_each(|c| {
                 for v in c {
                     let t = (0.797_884_6 * (*v + 0.044_715 * *v * *v * *v)).tanh();
@@ -477,9 +479,20 @@ impl BertModel {
             }),
             Act::Relu => inter.par_iter_mut().for_each(|v| *v = v.max(0.0)),
         }
-        let out = linear(&inter, &layer.out, int8);
-        add_layer_norm(x, Some(&out), &layer.out_norm, eps);
+        linear_into(&s.inter, &layer.out, int8, &mut s.out);
+        add_layer_norm(x, Some(&s.out), &layer.out_norm, eps);
     }
+}
+
+/// The intermediate buffers of a forward pass, allocated by the first layer and reused by the
+/// others: fresh multi-megabyte buffers per layer cost page faults (28 M minor faults in a
+/// Chroma sweep) and the kernel time to zero the pages.
+#[derive(Default)]
+struct Scratch {
+    qkv: Vec<f32>,
+    ctx: Vec<f32>,
+    inter: Vec<f32>,
+    out: Vec<f32>,
 }
 
 fn threads() -> Parallelism {
@@ -489,15 +502,17 @@ fn threads() -> Parallelism {
     }
 }
 
-/// `x (rows x inputs) · weight_t + bias`, in int8 when `int8` and the layer has int8 weights.
-fn linear(x: &[f32], d: &Dense, int8: bool) -> Vec<f32> {
+/// `out = x (rows x inputs) · weight_t + bias`, in int8 when `int8` and the layer has int8
+/// weights; `out` is resized, its allocation reused.
+fn linear_into(x: &[f32], d: &Dense, int8: bool, out: &mut Vec<f32>) {
     if let (true, Some(q)) = (int8, &d.quant) {
-        return crate::int8::linear(x, q);
+        return crate::int8::linear_into(x, q, out);
     }
     let rows = x.len() / d.inputs;
     assert_eq!(rows * d.inputs, x.len());
     assert_eq!(d.weight_t.len(), d.inputs * d.outputs);
-    let mut out = Vec::with_capacity(rows * d.outputs);
+    out.clear();
+    out.reserve(rows * d.outputs);
     for _ in 0..rows {
         out.extend_from_slice(&d.bias);
     }
@@ -526,7 +541,6 @@ fn linear(x: &[f32], d: &Dense, int8: bool) -> Vec<f32> {
             threads(),
         );
     }
-    out
 }
 
 /// A raw pointer that may be shared between rayon tasks writing disjoint regions.
@@ -543,13 +557,15 @@ impl SharedOut {
 }
 
 /// Scaled dot-product attention of every sequence and head. `qkv` is `tokens x 3h` (queries,
-/// keys, values side by side); returns the `tokens x h` context.
-fn attention(qkv: &[f32], lens: &[usize], h: usize, heads: usize) -> Vec<f32> {
+/// keys, values side by side); `ctx` becomes the `tokens x h` context (resized, its allocation
+/// reused).
+fn attention_into(qkv: &[f32], lens: &[usize], h: usize, heads: usize, ctx: &mut Vec<f32>) {
     let tokens: usize = lens.iter().sum();
     assert_eq!(qkv.len(), tokens * 3 * h);
     let d = h / heads;
     let scale = 1.0 / (d as f32).sqrt();
-    let mut ctx = vec![0f32; tokens * h];
+    ctx.clear();
+    ctx.resize(tokens * h, 0.0);
     let out = SharedOut(ctx.as_mut_ptr());
     let mut starts = Vec::with_capacity(lens.len());
     let mut s = 0;
@@ -568,62 +584,70 @@ fn attention(qkv: &[f32], lens: &[usize], h: usize, heads: usize) -> Vec<f32> {
         let q = &qkv[start * stride + head * d..];
         let k = &qkv[start * stride + h + head * d..];
         let v = &qkv[start * stride + 2 * h + head * d..];
-        let mut scores = vec![0f32; len * len];
-        // SAFETY: q, k and v rows are `stride` apart inside qkv (len rows of d values from the
-        // given offsets fit: the last row ends at (start + len - 1) * stride + 3h <= qkv.len());
-        // scores is len x len; the context block written is rows start..start+len, columns
-        // head*d..head*d+d of ctx, which no other task writes.
-        unsafe {
-            gemm::gemm(
-                len,
-                len,
-                d,
-                scores.as_mut_ptr(),
-                1,
-                len as isize,
-                false,
-                q.as_ptr(),
-                1,
-                stride as isize,
-                k.as_ptr(),
-                stride as isize,
-                1,
-                0.0,
-                scale,
-                false,
-                false,
-                false,
-                Parallelism::None,
-            );
-        }
-        for row in scores.chunks_exact_mut(len) {
-            crate::softmax::softmax(row);
-        }
-        unsafe {
-            gemm::gemm(
-                len,
-                d,
-                len,
-                out.ptr().add(start * h + head * d),
-                1,
-                h as isize,
-                false,
-                scores.as_ptr(),
-                1,
-                len as isize,
-                v.as_ptr(),
-                1,
-                stride as isize,
-                0.0,
-                1.0,
-                false,
-                false,
-                false,
-                Parallelism::None,
-            );
-        }
+        SCORES.with_borrow_mut(|scores| {
+            scores.clear();
+            scores.resize(len * len, 0.0);
+            // SAFETY: q, k and v rows are `stride` apart inside qkv (len rows of d values from the
+            // given offsets fit: the last row ends at (start + len - 1) * stride + 3h <= qkv.len());
+            // scores is len x len; the context block written is rows start..start+len, columns
+            // head*d..head*d+d of ctx, which no other task writes.
+            unsafe {
+                gemm::gemm(
+                    len,
+                    len,
+                    d,
+                    scores.as_mut_ptr(),
+                    1,
+                    len as isize,
+                    false,
+                    q.as_ptr(),
+                    1,
+                    stride as isize,
+                    k.as_ptr(),
+                    stride as isize,
+                    1,
+                    0.0,
+                    scale,
+                    false,
+                    false,
+                    false,
+                    Parallelism::None,
+                );
+            }
+            for row in scores.chunks_exact_mut(len) {
+                crate::softmax::softmax(row);
+            }
+            unsafe {
+                gemm::gemm(
+                    len,
+                    d,
+                    len,
+                    out.ptr().add(start * h + head * d),
+                    1,
+                    h as isize,
+                    false,
+                    scores.as_ptr(),
+                    1,
+                    len as isize,
+                    v.as_ptr(),
+                    1,
+                    stride as isize,
+                    0.0,
+                    1.0,
+                    false,
+                    false,
+                    false,
+                    Parallelism::None,
+                );
+            }
+        });
     });
-    ctx
+}
+
+thread_local! {
+    /// One attention head's `len x len` scores, per thread: kept from head to head and batch to
+    /// batch (at most 512 x 512 floats, 1 MiB), where a fresh one above 128 KiB was a mapping.
+    static SCORES: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// `x = layer_norm(x + y)` row by row (`y` absent: `layer_norm(x)`), like torch's LayerNorm

@@ -12,6 +12,12 @@ pub(crate) fn gelu_in_place(x: &mut [f32]) {
 
 fn gelu_slice(x: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has the features the function is compiled for.
+        unsafe { gelu_avx512(x) };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has the features the function is compiled for.
         unsafe { gelu_avx2(x) };
@@ -25,6 +31,13 @@ fn gelu_slice(x: &mut [f32]) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn gelu_avx2(x: &mut [f32]) {
+    gelu_body(x)
+}
+
+/// The same loop with 16 lanes (element-wise: the same values).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn gelu_avx512(x: &mut [f32]) {
     gelu_body(x)
 }
 
@@ -99,6 +112,29 @@ mod tests {
             worst = worst.max((o[0] as f64 - want).abs());
         }
         assert!(worst < 1e-6, "max abs error {worst}");
+    }
+
+    /// Every compiled variant gives the same bits.
+    #[test]
+    fn variants_agree_bit_for_bit() {
+        let x: Vec<f32> = (0..1000).map(|i| (i as f32 - 500.0) / 77.0).collect();
+        let mut plain = x.clone();
+        gelu_body(&mut plain);
+        #[cfg(target_arch = "x86_64")]
+        for (feature, f) in [
+            ("avx2", gelu_avx2 as unsafe fn(&mut [f32])),
+            ("avx512f", gelu_avx512),
+        ] {
+            if std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("fma")
+                && (feature != "avx512f" || std::is_x86_feature_detected!("avx512f"))
+            {
+                let mut v = x.clone();
+                // SAFETY: the features were detected above.
+                unsafe { f(&mut v) };
+                assert_eq!(v, plain, "{feature}");
+            }
+        }
     }
 
     /// erf by its Taylor series (exact to ~1e-13 for |x| < 3).

@@ -193,11 +193,20 @@ fn quantize_group(part: &[f32], out: &mut [u8]) -> (f32, i32) {
 }
 
 /// `x (rows x inputs) · W + bias` with the int8 kernel. Call only where [`supported`] is true.
+#[cfg(test)]
 pub(crate) fn linear(x: &[f32], q: &QuantDense) -> Vec<f32> {
+    let mut out = Vec::new();
+    linear_into(x, q, &mut out);
+    out
+}
+
+/// [`linear`] into `out` (resized; its allocation is reused from layer to layer).
+pub(crate) fn linear_into(x: &[f32], q: &QuantDense, out: &mut Vec<f32>) {
     assert!(supported(), "the int8 kernel needs AVX-512 VNNI");
     let rows = x.len() / q.inputs;
     assert_eq!(rows * q.inputs, x.len());
-    let mut out = vec![0f32; rows * q.outputs];
+    out.clear();
+    out.resize(rows * q.outputs, 0.0);
     out.par_chunks_mut(TASK_ROWS * q.outputs)
         .zip(x.par_chunks(TASK_ROWS * q.inputs))
         .for_each(|(out, x)| {
@@ -210,7 +219,6 @@ pub(crate) fn linear(x: &[f32], q: &QuantDense) -> Vec<f32> {
                 avx512::product(q, &rows, x.len() / q.inputs, out)
             }
         });
-    out
 }
 
 /// The same result as [`linear`], one output at a time in plain Rust (for tests).
