@@ -13,6 +13,7 @@
 
 use crate::error::{Error, Result};
 use crate::store::ChunkRecord;
+use std::cmp::Reverse;
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -26,7 +27,10 @@ use tantivy::tokenizer::{
     AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
     StopWordFilter, TextAnalyzer, TokenStream,
 };
-use tantivy::{doc, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{
+    doc, DocAddress, DocId, IndexReader, IndexWriter, ReloadPolicy, Score, SegmentReader,
+    TantivyDocument, Term,
+};
 
 /// Sub-directory of the index holding the tantivy index.
 pub const BM25_DIR: &str = "bm25";
@@ -385,15 +389,54 @@ impl Bm25 {
             return Ok(Vec::new());
         }
         let q = BooleanQuery::new(clauses);
-        let top = TopDocs::with_limit(limit);
-        let hits = match filter {
+        // One more than asked for: tantivy cuts ties by segment and position, which depend on
+        // how the index was committed and merged. When the one past the cut ties with the last
+        // one inside it, the search is made again with ties ranked by key, so the same chunks
+        // come back however the index is laid out.
+        let probe = usize::try_from(searcher.num_docs()).map_or(limit + 1, |n| (limit + 1).min(n));
+        let top = TopDocs::with_limit(probe);
+        let hits = match &filter {
             Some(f) => {
+                let f = f.clone();
                 let collector = FilterCollector::new("key".to_string(), move |k: u64| f(k), top);
                 searcher.search(&q, &collector)
             }
             None => searcher.search(&q, &top),
         }
         .map_err(Self::err(&self.path))?;
+        let mut out = self.keyed(&searcher, hits)?;
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        if out.len() > limit && out[limit - 1].1 == out[limit].1 {
+            let top = TopDocs::with_limit(limit).tweak_score(|segment: &SegmentReader| {
+                let keys = segment.fast_fields().u64("key").ok();
+                move |doc: DocId, score: Score| {
+                    let key = keys.as_ref().and_then(|c| c.first(doc));
+                    (score, Reverse(key.unwrap_or(u64::MAX)))
+                }
+            });
+            let hits = match filter {
+                Some(f) => {
+                    let collector =
+                        FilterCollector::new("key".to_string(), move |k: u64| f(k), top);
+                    searcher.search(&q, &collector)
+                }
+                None => searcher.search(&q, &top),
+            }
+            .map_err(Self::err(&self.path))?;
+            let hits = hits.into_iter().map(|((score, _), addr)| (score, addr));
+            out = self.keyed(&searcher, hits.collect())?;
+            out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        }
+        out.truncate(limit);
+        Ok(out)
+    }
+
+    /// The keys of `hits`, with their scores.
+    fn keyed(
+        &self,
+        searcher: &tantivy::Searcher,
+        hits: Vec<(Score, DocAddress)>,
+    ) -> Result<Vec<(u64, f32)>> {
         let mut out = Vec::with_capacity(hits.len());
         for (score, addr) in hits {
             let column = searcher
@@ -407,7 +450,6 @@ impl Bm25 {
             })?;
             out.push((key, score));
         }
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         Ok(out)
     }
 
@@ -526,6 +568,31 @@ mod tests {
             "index": 0, "tokens": 0, "headings": ["Artikel 3"],
         }))
         .unwrap()
+    }
+
+    /// Chunks that tie at the cut come back by key, however tantivy stored them: added in
+    /// descending key order over two commits (two segments), with and without a filter.
+    #[test]
+    fn ties_at_the_cut_go_to_the_lower_keys() {
+        let mut bm25 = Bm25::in_memory().unwrap();
+        for key in (0..8u64).rev() {
+            let c = chunk(key, &format!("d{key}"), "windenergie motie");
+            bm25.add(&c, "nl").unwrap();
+            if key == 4 {
+                bm25.commit(1).unwrap();
+            }
+        }
+        bm25.add(&chunk(100, "d100", "parkeervergunning"), "nl")
+            .unwrap();
+        bm25.commit(2).unwrap();
+        let keys = |hits: Vec<(u64, f32)>| hits.into_iter().map(|h| h.0).collect::<Vec<_>>();
+        for limit in 1..=8 {
+            let got = keys(bm25.search("windenergie", limit, None).unwrap());
+            assert_eq!(got, (0..limit as u64).collect::<Vec<_>>(), "limit {limit}");
+        }
+        let odd: KeyFilter = Arc::new(|k| k % 2 == 1);
+        let got = keys(bm25.search("windenergie motie", 2, Some(odd)).unwrap());
+        assert_eq!(got, [1, 3]);
     }
 
     /// The one-segment rebuild ranks exactly as the budgeted writer does (same scores, same
