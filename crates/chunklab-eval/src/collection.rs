@@ -78,9 +78,33 @@ impl Candidates {
     }
 }
 
+/// The least a commit of a collection's build writes: below this much (about 256 MB of pending
+/// records, document texts and vectors) a collection is written in one commit, as before.
+const PIECE_BYTES: usize = 256 << 20;
+
+/// The most commits a collection's build makes: the index store compacts itself (rewriting every
+/// segment, all of it in memory) once it has more than 32 segments.
+const MAX_PIECES: usize = 16;
+
+/// Bytes a chunk adds to the index writer's pending commit, about: its record as a JSON line
+/// (the text, heading path, prefix and context, and ~300 bytes of ids, spans and checksum) and
+/// its vector row.
+fn pending_bytes(c: &EvalChunk, dim: usize) -> usize {
+    (c.end_byte - c.start_byte)
+        + c.headings.iter().map(|h| h.len() + 3).sum::<usize>()
+        + c.prefix.as_ref().map_or(0, String::len)
+        + c.context.as_ref().map_or(0, String::len)
+        + 300
+        + 8
+        + 4 * dim
+}
+
 impl Collection {
     /// Write `chunks` (with `vectors[i]` for chunk `i` when a model is given) into a new store
-    /// in `scratch` and open it. Chunk `i` gets the id `i`.
+    /// in `scratch` and open it. Chunk `i` gets the id `i`. A large collection is committed in
+    /// up to [`MAX_PIECES`] pieces of at least [`PIECE_BYTES`] each, so that the writer holds
+    /// one piece's pending records and texts rather than the whole collection's; smaller ones
+    /// in one commit.
     pub fn build(
         scratch: &Scratch,
         spec: &ChunkSpec,
@@ -89,6 +113,31 @@ impl Collection {
         ids: &[String],
         chunks: &[EvalChunk],
         vectors: Option<&[Arc<[f32]>]>,
+    ) -> Result<Collection> {
+        Self::build_in_pieces(
+            scratch,
+            spec,
+            model,
+            docs,
+            ids,
+            chunks,
+            vectors,
+            PIECE_BYTES,
+        )
+    }
+
+    /// [`Collection::build`], committing whenever at least `piece` (and a [`MAX_PIECES`]th of
+    /// the whole) bytes are pending.
+    #[allow(clippy::too_many_arguments)]
+    fn build_in_pieces(
+        scratch: &Scratch,
+        spec: &ChunkSpec,
+        model: Option<ModelInfo<'_>>,
+        docs: &[ParsedDocument],
+        ids: &[String],
+        chunks: &[EvalChunk],
+        vectors: Option<&[Arc<[f32]>]>,
+        piece: usize,
     ) -> Result<Collection> {
         let fail = |e: chunklab_index::Error| Error::Run(format!("index of {}: {e}", spec.label()));
         let settings = Settings {
@@ -119,7 +168,18 @@ impl Collection {
                 (w, Place::Database(Box::new(db)))
             }
         };
+        let doc_bytes = |d: usize, run: std::ops::Range<usize>| {
+            docs[d].text.len()
+                + chunks[run]
+                    .iter()
+                    .map(|c| pending_bytes(c, dim))
+                    .sum::<usize>()
+        };
+        let total: usize = doc_runs(chunks).map(|(d, run)| doc_bytes(d, run)).sum();
+        let piece = piece.max(total.div_ceil(MAX_PIECES));
+        let mut pending = 0;
         for (d, run) in doc_runs(chunks) {
+            pending += doc_bytes(d, run.clone());
             let start = run.start;
             let new_chunks = run
                 .map(|i| {
@@ -156,6 +216,10 @@ impl Collection {
                 chunks: new_chunks,
             })
             .map_err(fail)?;
+            if pending >= piece {
+                w.commit().map_err(fail)?;
+                pending = 0;
+            }
         }
         w.finish().map_err(fail)?;
         let (store, bytes): (Box<dyn ChunkStore>, DiskBytes) = match &place {
@@ -314,4 +378,54 @@ fn tree_bytes(path: &Path) -> std::io::Result<u64> {
         }
     }
     Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::archive::{generate, ArchiveOptions};
+    use crate::chunking::{build_chunker, chunk_all};
+    use crate::sweep::{Mode, Retrieval};
+
+    fn segments(c: &Collection) -> usize {
+        let Place::Dir(dir) = &c._place else {
+            unreachable!("built in a directory")
+        };
+        chunklab_index::Manifest::read(dir.path())
+            .unwrap()
+            .segments
+            .len()
+    }
+
+    /// A collection committed in pieces ranks every chunk exactly as one committed at once
+    /// (the whole ranking is compared, so no tie at a cut-off decides anything).
+    #[test]
+    fn pieces_rank_as_one_commit() {
+        let ds = generate(&ArchiveOptions { docs: 30, seed: 7 });
+        let parsed = crate::run::parse_docs(&ds).unwrap();
+        let ids: Vec<String> = ds.docs.iter().map(|d| d.id.clone()).collect();
+        let spec = ChunkSpec::new("recursive", 64);
+        let chunker = build_chunker(&spec, None, None).unwrap();
+        let chunks = chunk_all(chunker.as_ref(), &parsed, &ids).unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let scratch = Scratch::Dir(root.path().to_path_buf());
+        let build = |piece| {
+            Collection::build_in_pieces(&scratch, &spec, None, &parsed, &ids, &chunks, None, piece)
+                .unwrap()
+        };
+        let (whole, pieces) = (build(usize::MAX), build(1));
+        assert_eq!(segments(&whole), 1);
+        let n = segments(&pieces);
+        assert!((2..=MAX_PIECES + 1).contains(&n), "{n} segments");
+        let all = chunks.len();
+        for q in &ds.queries {
+            let search = |c: &Collection| {
+                c.search(&q.query, None, Mode::Bm25, all, &Retrieval::default(), None)
+                    .unwrap()
+            };
+            let got = search(&pieces);
+            assert!(!got.is_empty(), "{}", q.query);
+            assert_eq!(search(&whole), got, "{}", q.query);
+        }
+    }
 }

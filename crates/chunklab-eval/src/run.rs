@@ -363,13 +363,16 @@ impl<'a> Resources<'a> {
             .as_ref()
             .map(|c| *c.stats.lock().unwrap())
             .unwrap_or_default();
-        let texts: Vec<String> = chunks
-            .par_iter()
-            .map(|c| c.embed_text(&parsed[c.doc as usize].text))
-            .collect();
-
         // Vectors.
         let needs_dense = g.members.iter().any(|&i| self.configs[i].mode.dense());
+        // The embedding texts of every chunk, built only when they are embedded (late chunking
+        // embeds whole documents): a BM25-only group never holds them.
+        let texts: Option<Vec<String>> = (needs_dense && spec.strategy != "late").then(|| {
+            chunks
+                .par_iter()
+                .map(|c| c.embed_text(&parsed[c.doc as usize].text))
+                .collect()
+        });
         let mut vectors = None;
         let (mut tokens_embedded, mut truncated) = (0usize, 0usize);
         if needs_dense {
@@ -391,6 +394,7 @@ impl<'a> Resources<'a> {
                     progress,
                 )?
             } else {
+                let texts = texts.as_ref().expect("built for dense groups");
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
                 let (v, st) = self.cache.embed(m.as_ref(), &refs, Role::Passage, &|d| {
                     progress.set(d as u64)
@@ -405,6 +409,7 @@ impl<'a> Resources<'a> {
                     tokens_embedded += m.token_spans(&d.text).map(|t| t.len()).unwrap_or(0);
                 }
             } else {
+                let texts = texts.as_ref().expect("built for dense groups");
                 let counts: Vec<usize> = texts
                     .par_iter()
                     .map(|t| m.token_spans(t).map(|s| s.len()).unwrap_or(0))
@@ -428,6 +433,23 @@ impl<'a> Resources<'a> {
             ));
         }
 
+        // Prompt sizes in cl100k tokens, counted before indexing so that the embedding texts
+        // are freed before the index is built.
+        let cl100k_units =
+            spec.unit == "tokens" && spec.tokenizer.as_deref().unwrap_or("cl100k") == "cl100k";
+        let prompt_counts: Vec<usize> = match &texts {
+            _ if cl100k_units => chunks.iter().map(|c| c.tokens).collect(),
+            Some(texts) => texts.par_iter().map(|t| self.cl100k.count(t)).collect(),
+            None => chunks
+                .par_iter()
+                .map(|c| {
+                    self.cl100k
+                        .count(&c.embed_text(&parsed[c.doc as usize].text))
+                })
+                .collect(),
+        };
+        drop(texts);
+
         // The index: the same chunklab-index users build with `chunklab index`.
         progress.start(
             &format!("{step} indexing {} chunks: {label}", chunks.len()),
@@ -447,13 +469,8 @@ impl<'a> Resources<'a> {
             &chunks,
             vectors.as_deref(),
         )?;
+        drop(vectors);
         progress.finish();
-        let prompt_counts: Vec<usize> =
-            if spec.unit == "tokens" && spec.tokenizer.as_deref().unwrap_or("cl100k") == "cl100k" {
-                chunks.iter().map(|c| c.tokens).collect()
-            } else {
-                texts.par_iter().map(|t| self.cl100k.count(t)).collect()
-            };
         let omega = self.labels.omega_inputs(&chunks, parsed);
         Ok(Some(Built {
             omega,
