@@ -55,7 +55,7 @@ use plan::Plan;
 pub const REFERENCE_DOCS: usize = 92_184;
 
 /// Documents in the default archive: hundreds, so five retrieved chunks are a small part of the
-/// collection and every question has near-duplicate distractors (each regulation in 5–8 versions),
+/// collection and every question has near-duplicate distractors (each regulation in 5–11 versions),
 /// written at bench size (see [`ArchiveOptions::docs`]) so that the default bench (two chunkings
 /// embedded with e5-small, every family with BM25) finishes in under three minutes on two cores;
 /// use `--docs 1000` or more for documents of the reference lengths.

@@ -403,7 +403,7 @@ fn anchors(rng: &mut Rng, bench: bool) -> Vec<Anchor> {
 
 /// Regulation topics of a bench-sized archive: the first this many topics that have a
 /// regulation (windenergie, zonne-energie, warmtetransitie, parkeren, woningbouw, jeugdzorg). With
-/// [`Kind::bench_share`] that is 6–8 versions of each (other years, other numbers, the same
+/// [`Kind::bench_share`] that is 5–11 versions of each (other years, other numbers, the same
 /// articles), so a question about one version has near-duplicates in the collection beyond k = 5
 /// chunks, as every question about a regulation has in the reference archive (92k documents,
 /// about 9,000 regulations on 13 topics); the 13 topics of a full-size archive would leave two
