@@ -486,13 +486,16 @@ fn export_writes_the_archive_that_bench_reads_back() {
     assert!(!built_in.is_empty());
     assert_eq!(built_in.len(), exported.len());
     // The same chunks and labels; only the order documents are indexed in differs (archive
-    // order vs. path order), which can break ties between equal BM25 scores differently.
+    // order vs. path order), which can break ties between equal BM25 scores differently: the
+    // regulations share word-for-word definitions and procedure articles, so chunks of two
+    // versions can score exactly alike, and which of them fills the last place (by index key,
+    // that is by load order) moves a query's chunk recall, not its token or document recall.
     for (a, b) in built_in.iter().zip(&exported) {
         assert_eq!(a["config"], b["config"]);
         for (metric, tolerance) in [
             ("recall", 0.0),
             ("doc_recall", 0.0),
-            ("chunk_recall", 0.0),
+            ("chunk_recall", 2.0),
             ("mrr", 0.005),
             ("ndcg", 0.005),
         ] {
