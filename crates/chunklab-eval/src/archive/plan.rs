@@ -365,8 +365,11 @@ type Anchor = (Kind, usize, (u16, u16), bool, Option<Format>);
 fn anchors(rng: &mut Rng, bench: bool) -> Vec<Anchor> {
     let wind = topic_index("windenergie").expect("windenergie topic");
     let solar = topic_index("zonne-energie").expect("zonne-energie topic");
-    let regulated: Vec<usize> = (0..TOPICS.len())
-        .filter(|&t| topic_weights(Kind::Verordening, bench)[t] > 0)
+    let regulated: Vec<usize> = topic_weights(Kind::Verordening, bench)
+        .iter()
+        .enumerate()
+        .filter(|(_, &w)| w > 0)
+        .map(|(t, _)| t)
         .collect();
     let period = REFERENCE_YEARS;
     vec![
