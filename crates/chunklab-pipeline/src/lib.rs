@@ -37,6 +37,7 @@ pub mod queries;
 mod query_batch;
 pub mod reading;
 pub mod search;
+mod unparsed;
 mod windowed;
 
 pub use chunkers::{build_chunker, late_options, load_model, sizer, LoadedModel, Models};
@@ -197,10 +198,11 @@ impl Pipeline {
     }
 
     /// [`Pipeline::prepare`] (not `big`) and [`Pipeline::process`] of `input` in one go, the
-    /// processed document handed to `f`. Plain text without pages that a chunker reading only
-    /// locations chunks, with no context stage or late chunking, is chunked from the text as
-    /// read ([`chunk_source_text`](chunklab_core::chunker::chunk_source_text)): not parsed, not
-    /// copied, not validated twice; the chunks are those of `prepare` + `process`.
+    /// processed document handed to `f`. Where [`Pipeline::chunks_unparsed`] (plain text
+    /// without pages, Markdown, reStructuredText, for a chunker reading only locations) the text
+    /// is chunked as read ([`chunk_source_text`](chunklab_core::chunker::chunk_source_text)):
+    /// not parsed, not copied, not validated twice; the chunks and warnings are those of
+    /// `prepare` + `process`.
     pub fn with_processed<R>(
         &self,
         input: &Input,
@@ -210,15 +212,7 @@ impl Pipeline {
         let text = match reading::read_text(input, &self.reading)? {
             reading::Read::Prepared(p) => return Ok(f(self.process(input, &source, &p)?)),
             reading::Read::Text(text, parser) => {
-                let s = text.as_str();
-                let plain = self.chunker.reads_only_locations()
-                    && self.context.is_none()
-                    && self.late.is_none()
-                    && parser.name() == "text"
-                    // A second byte order mark is dropped by the parser; form feeds are pages.
-                    && !s.starts_with('\u{feff}')
-                    && memchr::memchr(b'\x0C', s.as_bytes()).is_none();
-                if !plain {
+                if !self.chunks_unparsed(parser.name(), text.as_str()) {
                     let p = reading::prepare_text(
                         input,
                         text,
@@ -245,6 +239,22 @@ impl Pipeline {
             warnings: Vec::new(),
             bytes: s.len(),
         }))
+    }
+
+    /// Whether [`Pipeline::with_processed`] chunks a text document that the parser `parser`
+    /// (its [`Parser::name`](chunklab_parse::Parser::name)) would parse, with decoded text
+    /// `text`, from the text alone: the chunker reads only locations
+    /// ([`Chunker::reads_only_locations`](chunklab_core::Chunker::reads_only_locations)), there
+    /// is no context stage or late chunking, and the parse could add nothing the chunks or
+    /// warnings show: plain text without form feeds (pages), any reStructuredText, Markdown
+    /// without footnotes whose markup nests well below the parser's depth limit (its only
+    /// warning); none of them starting with a second byte order mark (the parsers drop it).
+    /// Why the chunks are the same: `crates/chunklab-pipeline/src/unparsed.rs`.
+    pub fn chunks_unparsed(&self, parser: &str, text: &str) -> bool {
+        self.chunker.reads_only_locations()
+            && self.context.is_none()
+            && self.late.is_none()
+            && unparsed::source_text_suffices(parser, text, self.reading.limits.max_depth)
     }
 
     /// Chunk a prepared input, give the chunks their contexts and (late chunking) vectors.

@@ -1,0 +1,178 @@
+//! When a text-format document can be chunked from its text as read, without its parser
+//! ([`Pipeline::chunks_unparsed`](crate::Pipeline::chunks_unparsed)), for a chunker that reads
+//! only locations.
+//!
+//! Such a chunker ([`chunklab_core::Chunker::reads_only_locations`]) takes from a parsed
+//! document only its text, its pages and each chunk's source lines. For plain text, Markdown and
+//! reStructuredText the parsers (`chunklab_parse::{text, markdown, rst}`) give:
+//! - **text**: the decoded text itself, less one leading byte order mark;
+//! - **pages**: none, except plain text with form feeds;
+//! - **lines**: every element has its source lines, and the final pass (`support::finish`)
+//!   puts every stretch of non-whitespace text that no element covers into an `Other`
+//!   element, while no element is made of whitespace alone. So the document has lines exactly
+//!   when its text has a non-whitespace char, and where the text is the source
+//!   ([`ParsedDocument::text_is_source`](chunklab_core::document::ParsedDocument::text_is_source))
+//!   a chunk's lines are counted on the text's own newlines, not taken from the elements;
+//! - **warnings**: none from reST and plain text; from Markdown only one, for markup nested
+//!   `max_depth` (256) tags deep ([`markdown_nesting_bound`] rules that out);
+//! - **errors**: none, once the text is valid UTF-8 (it is, decoded).
+//!
+//! That is what [`chunklab_core::chunker::chunk_source_text`] gives from the text alone, so the
+//! chunks are the same. `tests/unparsed.rs` of the CLI crate checks it on the shared data sets'
+//! Markdown and reST documents for every strategy that reads only locations.
+
+/// Whether a document the parser `parser` would parse, with decoded text `text`, gives the
+/// same chunks (and warnings) from its text alone as from its parse, for a chunker that reads
+/// only locations (see the module docs). `max_depth` is the parsers' nesting limit
+/// ([`chunklab_parse::Limits::max_depth`]).
+pub(crate) fn source_text_suffices(parser: &str, text: &str, max_depth: usize) -> bool {
+    // Every parser drops a (second) byte order mark from the text.
+    if text.starts_with('\u{feff}') {
+        return false;
+    }
+    match parser {
+        // Form feeds are pages.
+        "text" => memchr::memchr(b'\x0C', text.as_bytes()).is_none(),
+        "rst" => true,
+        "markdown" => markdown_nesting_bound(text.as_bytes()).is_some_and(|b| b < max_depth),
+        _ => false,
+    }
+}
+
+/// An upper bound on the number of tags pulldown-cmark (0.13, with the options
+/// `chunklab_parse::markdown` turns on: tables, footnotes, strikethrough, task lists, YAML
+/// front matter) holds open at once in `text`; `None` when the text has a footnote (`[^`),
+/// whose definitions are containers with markers this bound does not count.
+///
+/// The tags open at one event are the block containers around it, one leaf block (or a table's
+/// three levels: table, row, cell) and the inline tags open in that block:
+/// - **Containers.** A block that starts on line L has every enclosing container matched on L
+///   (only a paragraph's continuation lines are lazy, and they open no block): a block quote by
+///   its `>`, a list item by its marker (opened on L: `-`, `+` or `*`, or 1–9 digits and `.`
+///   or `)`, then a space, a tab or the line's end) or by indentation of at least its content
+///   column, which is at least 2 columns deeper per nested list. All of these bytes are in the
+///   [`container_prefix`] of L, and a tab is at most 4 columns, so L's containers (a list
+///   counts twice: list and item) are at most 4 per byte of it.
+/// - **Inline tags.** Each open inline tag has its own opening delimiter in its block's text,
+///   a byte [`inline_openers`] counts; a block with inline content (paragraph, heading, table)
+///   never spans a blank line (spaces and tabs only; line breaks `\n`, `\r\n` or `\r`), so
+///   those bytes lie in the block's run of non-blank lines. Code and HTML blocks, which may
+///   span blank lines, hold no tags.
+///
+/// So in a run of non-blank lines at most `4 × (longest container prefix) + 3 + (inline
+/// openers in the run)` tags are open; the bound is the largest over the runs, plus 8 to spare.
+pub(crate) fn markdown_nesting_bound(text: &[u8]) -> Option<usize> {
+    if memchr::memmem::find(text, b"[^").is_some() {
+        return None;
+    }
+    const SPARE: usize = 3 + 8;
+    let n = text.len();
+    let mut bound = 0usize;
+    let (mut run_prefix, mut run_inline) = (0usize, 0usize);
+    let mut i = 0;
+    while i < n {
+        // One line: text[i..end], its break after.
+        let end = memchr::memchr2(b'\n', b'\r', &text[i..]).map_or(n, |k| i + k);
+        let line = &text[i..end];
+        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+            bound = bound.max(4 * run_prefix + run_inline + SPARE);
+            (run_prefix, run_inline) = (0, 0);
+        } else {
+            run_prefix = run_prefix.max(container_prefix(line));
+            run_inline += inline_openers(line);
+        }
+        i = end;
+        if i < n {
+            // `\r\n` is one break.
+            i += if text[i] == b'\r' && text.get(i + 1) == Some(&b'\n') {
+                2
+            } else {
+                1
+            };
+        }
+    }
+    Some(bound.max(4 * run_prefix + run_inline + SPARE))
+}
+
+/// The length of the longest start of `line` made of spaces, tabs, `>` and list markers (`-`,
+/// `+`, `*`, or 1–9 digits and `.` or `)`, each followed by a space, a tab or the line's end):
+/// at least the bytes by which a line matches or opens its containers.
+fn container_prefix(line: &[u8]) -> usize {
+    let n = line.len();
+    let space_after = |j: usize| j >= n || line[j] == b' ' || line[j] == b'\t';
+    let mut i = 0;
+    while i < n {
+        match line[i] {
+            b' ' | b'\t' | b'>' => i += 1,
+            b'-' | b'+' | b'*' if space_after(i + 1) => i += 1,
+            b'0'..=b'9' => {
+                let digits = line[i..].iter().take(9).take_while(|b| b.is_ascii_digit());
+                let j = i + digits.count();
+                if j < n && matches!(line[j], b'.' | b')') && space_after(j + 1) {
+                    i = j + 1;
+                } else {
+                    break;
+                }
+            }
+            _ => break,
+        }
+    }
+    i
+}
+
+/// At least the number of inline tags `line` may open (pulldown-cmark 0.13's delimiter rules):
+/// every `[` (links, images), `~` (strikethrough) and `^`; every `*` and `_` except one followed
+/// by a space, a tab or the line's end (its run cannot open) and a `_` between two ASCII
+/// letters or digits (intraword: cannot open); every `<` that reaches a `>` before a space, a
+/// control char or another `<` (only those can be autolinks).
+fn inline_openers(line: &[u8]) -> usize {
+    let n = line.len();
+    let alnum = |j: Option<usize>| j.is_some_and(|j| j < n && line[j].is_ascii_alphanumeric());
+    let mut count = 0;
+    for k in memchr::memchr3_iter(b'*', b'_', b'~', line)
+        .chain(memchr::memchr3_iter(b'[', b'^', b'<', line))
+    {
+        count += usize::from(match line[k] {
+            b'*' | b'_' if k + 1 >= n || matches!(line[k + 1], b' ' | b'\t') => false,
+            b'_' => !(alnum(k.checked_sub(1)) && alnum(Some(k + 1))),
+            b'<' => line[k + 1..]
+                .iter()
+                .find(|&&b| b <= b' ' || b == b'<' || b == b'>' || b == 0x7F)
+                .is_some_and(|&b| b == b'>'),
+            _ => true,
+        });
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds() {
+        assert_eq!(markdown_nesting_bound(b""), Some(11));
+        assert_eq!(markdown_nesting_bound(b"# Titel\n\nTekst."), Some(11));
+        // `- - *x*`: 4 prefix bytes, 1 opener (the closing `*` ends the line).
+        assert_eq!(markdown_nesting_bound(b"- - *x*\n"), Some(4 * 4 + 1 + 11));
+        assert_eq!(container_prefix(b"---------"), 0);
+        assert_eq!(container_prefix(b"> 1. - \t12) x"), 12);
+        assert_eq!(container_prefix(b"1234567890. x"), 0);
+        assert_eq!(container_prefix(b"-"), 1);
+        assert_eq!(inline_openers(b"a_b _c_ a * b *d* [e](f) ~g~ ^"), 6);
+        assert_eq!(inline_openers(b"<https://x.nl> <a href> a < b <x"), 1);
+        // Runs are cut at blank lines, `\r\n` and `\r` included; `\r\n` is not a blank line.
+        assert_eq!(
+            markdown_nesting_bound(b"*a*\r\n*b*\r\n\r\n*c*\r*d*\r \r"),
+            Some(2 + 11)
+        );
+        assert_eq!(markdown_nesting_bound(b"Zie[^1].\n\n[^1]: noot\n"), None);
+        let deep = ">".repeat(300) + " x\n";
+        assert!(!source_text_suffices("markdown", &deep, 256));
+        assert!(source_text_suffices("markdown", "# a\n\n- b\n", 256));
+        assert!(source_text_suffices("rst", "Titel\n=====\n", 256));
+        assert!(!source_text_suffices("rst", "\u{feff}Titel\n", 256));
+        assert!(!source_text_suffices("text", "een\x0Ctwee", 256));
+        assert!(!source_text_suffices("html", "<p>x</p>", 256));
+    }
+}
