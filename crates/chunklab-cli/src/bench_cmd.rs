@@ -242,7 +242,7 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
         tty: std::io::stderr().is_terminal(),
         state: Mutex::new(None),
     };
-    let result = run::run(&ds, &configs, &req.run_options(), &progress)?;
+    let result = run::run(ds, &configs, &req.run_options(), &progress)?;
     let metric = a
         .metric
         .clone()

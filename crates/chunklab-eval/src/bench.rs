@@ -326,5 +326,5 @@ pub fn run(req: &BenchRequest, progress: &dyn Progress) -> Result<BenchResult> {
     let (ds, which) = req.dataset(progress)?;
     let configs = req.configs(which)?;
     progress.note(&format!("{} configurations", configs.len()));
-    run::run(&ds, &configs, &req.run_options(), progress)
+    run::run(ds, &configs, &req.run_options(), progress)
 }

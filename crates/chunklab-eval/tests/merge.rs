@@ -26,7 +26,7 @@ fn merged_passages_contain_the_unmerged_hits() {
     };
     let configs = parse_sweep(sweep, &defaults).unwrap();
     assert_eq!(configs.len(), 2);
-    let result = run(&ds, &configs, &RunOptions::default(), &NoProgress).unwrap();
+    let result = run(ds, &configs, &RunOptions::default(), &NoProgress).unwrap();
     let plain = &result.rows[0];
     let merged = &result.rows[1];
     assert_eq!(merged.label, "recursive 64 merge depth 15");

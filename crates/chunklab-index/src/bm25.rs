@@ -235,14 +235,15 @@ impl Bm25 {
     /// of the time a small rebuild took); larger stores go through [`Bm25::in_memory`], whose
     /// budget bounds the memory. No commit payload is set: the generation is the store's.
     pub fn rebuilt_in_memory<'a>(
-        chunks: impl IntoIterator<Item = (&'a ChunkRecord, &'a str)>,
+        chunks: impl IntoIterator<Item = Result<(ChunkRecord, &'a str)>>,
         text_bytes: usize,
         generation: u64,
     ) -> Result<Bm25> {
         if text_bytes > SMALL_REBUILD_BYTES {
             let mut bm25 = Self::in_memory()?;
-            for (chunk, lang) in chunks {
-                bm25.add(chunk, lang)?;
+            for c in chunks {
+                let (chunk, lang) = c?;
+                bm25.add(&chunk, lang)?;
             }
             bm25.commit(generation)?;
             bm25.close_writer()?;
@@ -260,9 +261,10 @@ impl Bm25 {
         let mut writer =
             tantivy::SingleSegmentIndexWriter::<TantivyDocument>::new(bm25.index.clone(), budget)
                 .map_err(Self::err(&bm25.path))?;
-        for (chunk, lang) in chunks {
+        for c in chunks {
+            let (chunk, lang) = c?;
             writer
-                .add_document(bm25.document(chunk, lang))
+                .add_document(bm25.document(&chunk, lang))
                 .map_err(Self::err(&bm25.path))?;
         }
         writer.finalize().map_err(Self::err(&bm25.path))?;
@@ -624,7 +626,7 @@ mod tests {
             })
             .collect();
         let langs = |c: &ChunkRecord| if c.key.is_multiple_of(2) { "nl" } else { "en" };
-        let pairs = || chunks.iter().map(|c| (c, langs(c)));
+        let pairs = || chunks.iter().map(|c| Ok((c.clone(), langs(c))));
         let small = Bm25::rebuilt_in_memory(pairs(), 4096, 7).unwrap();
         let large = Bm25::rebuilt_in_memory(pairs(), SMALL_REBUILD_BYTES + 1, 7).unwrap();
         assert!(large.writer.is_none() && small.writer.is_none());

@@ -339,9 +339,16 @@ impl Index {
             Ok(b) if b.generation()? == Some(manifest.generation) => b,
             _ => {
                 repairs.bm25_rebuilt = true;
-                let chunks = store.chunks();
-                let text_bytes = chunks.iter().map(|c| c.text.len()).sum();
-                let langs = chunks.iter().map(|&c| (c, chunk_lang(&store, c)));
+                let text_bytes = store
+                    .chunks()
+                    .iter()
+                    .map(|c| c.end_byte - c.start_byte)
+                    .sum();
+                let langs = store.chunks_with_text().map(|c| {
+                    let c = c?;
+                    let lang = chunk_lang(&store, &c);
+                    Ok((c, lang))
+                });
                 Bm25::rebuilt_in_memory(langs, text_bytes, manifest.generation)?
             }
         };
@@ -524,8 +531,9 @@ fn parent_keys(store: &Store) -> HashSet<u64> {
 
 /// Add every live chunk of `store` to `bm25` (uncommitted).
 pub(crate) fn fill_bm25(bm25: &Bm25, store: &Store) -> Result<()> {
-    for c in store.chunks() {
-        bm25.add(c, chunk_lang(store, c))?;
+    for c in store.chunks_with_text() {
+        let c = c?;
+        bm25.add(&c, chunk_lang(store, &c))?;
     }
     Ok(())
 }

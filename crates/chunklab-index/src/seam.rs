@@ -154,9 +154,20 @@ pub fn finish(
         .collect();
     if let Some(reranker) = q.rerank {
         hits.truncate(plan.rerank_top);
+        src.fill_texts(&mut hits)?;
         let texts: Vec<String> = hits
             .iter()
-            .map(|h| src.chunk(h.key).map(|c| c.embed_text()).unwrap_or_default())
+            .map(|h| {
+                src.chunk(h.key)
+                    .map(|c| {
+                        chunklab_core::embedded_text(
+                            c.context.as_deref(),
+                            c.prefix.as_deref(),
+                            &h.text,
+                        )
+                    })
+                    .unwrap_or_default()
+            })
             .collect();
         let passages: Vec<&str> = texts.iter().map(String::as_str).collect();
         let scores = reranker.rerank(q.text, &passages).map_err(Error::Rerank)?;
@@ -184,6 +195,7 @@ pub fn finish(
         hits = shape::best_per_document(hits);
     }
     hits.truncate(plan.k);
+    src.fill_texts(&mut hits)?;
     Ok(hits)
 }
 

@@ -30,6 +30,11 @@ pub trait ShapeSource {
     fn child_counts(&self) -> HashMap<String, usize>;
     /// The full text of a document.
     fn doc_text(&self, doc_id: &str) -> Result<String>;
+    /// Give hits made from records that carry no text (the embedded [`Store`] holds none in
+    /// memory) the text of their span; records with texts leave nothing to do.
+    fn fill_texts(&self, _hits: &mut [Hit]) -> Result<()> {
+        Ok(())
+    }
 }
 
 impl ShapeSource for Store {
@@ -50,6 +55,9 @@ impl ShapeSource for Store {
     }
     fn doc_text(&self, doc_id: &str) -> Result<String> {
         Store::doc_text(self, doc_id)
+    }
+    fn fill_texts(&self, hits: &mut [Hit]) -> Result<()> {
+        Store::fill_texts(self, hits)
     }
 }
 

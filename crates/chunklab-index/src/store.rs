@@ -17,7 +17,14 @@
 //! `.vec` row (`vector_hash`). Loading replays the segments the manifest lists, oldest first,
 //! after checking every file against the manifest; a file that fails is pinned to the documents
 //! it affects by their own checksums ([`Damage`]). Vectors and document texts are read from disk
-//! only when needed, and checked against their record's checksum on every read. Indexes written
+//! only when needed, and checked against their record's checksum on every read.
+//!
+//! **Memory.** A chunk's text is `&document_text[start_byte..end_byte]`, so the records held in
+//! memory carry no text (their `text` is empty): [`Store::chunk_with_text`],
+//! [`Store::chunks_with_text`] and [`Store::fill_texts`] cut it from the document's text when a
+//! caller needs it. The `.jsonl` lines still carry every chunk's text (the format is unchanged);
+//! holding them all would double the corpus in memory (three times over for hierarchical
+//! chunks, whose levels each cover it). Indexes written
 //! before checksums (no hashes for `.vec` / `.txt`, no per-record hashes) are still read: their
 //! lengths are checked as before, and the next compaction or repair adds the checksums. A writer compacts the store into one segment when old segments hold
 //! more dead rows than live ones, or when there are many segments.
@@ -89,6 +96,24 @@ pub struct Store {
 
 fn file_name(generation: u64, ext: &str) -> String {
     format!("{generation:010}.{ext}")
+}
+
+/// `record` with its text cut from its document's `text`.
+fn with_text(record: &ChunkRecord, text: &str) -> Result<ChunkRecord> {
+    let span = span_of(text, record.start_byte, record.end_byte, &record.doc_id)?;
+    let mut c = record.clone();
+    c.text = span.to_string();
+    Ok(c)
+}
+
+/// `&text[start..end]`, or an error naming the document when the span is not in its text.
+fn span_of<'t>(text: &'t str, start: usize, end: usize, doc_id: &str) -> Result<&'t str> {
+    text.get(start..end).ok_or_else(|| {
+        Error::BadQuery(format!(
+            "chunk span {start}..{end} is not in the text of document `{doc_id}` ({} bytes)",
+            text.len()
+        ))
+    })
 }
 
 fn row_bytes(dim: usize) -> u64 {
@@ -188,7 +213,8 @@ impl Store {
         self.docs.get(doc_id)
     }
 
-    /// A live chunk by key.
+    /// A live chunk by key, **without its text** (empty: see the module docs;
+    /// [`Store::chunk_with_text`] reads it).
     pub fn chunk(&self, key: u64) -> Option<&ChunkRecord> {
         self.chunks.get(&key).map(|c| &c.record)
     }
@@ -215,11 +241,51 @@ impl Store {
         k
     }
 
-    /// Live chunks with their keys, in key order.
+    /// Live chunks with their keys, in key order, **without their texts** (see the module docs;
+    /// [`Store::chunks_with_text`] reads them).
     pub fn chunks(&self) -> Vec<&ChunkRecord> {
         let mut v: Vec<&ChunkRecord> = self.chunks.values().map(|c| &c.record).collect();
         v.sort_unstable_by_key(|c| c.key);
         v
+    }
+
+    /// A live chunk by key with its text, cut from its document's text (read from disk and
+    /// checked against its checksum); `None` when no chunk has this key.
+    pub fn chunk_with_text(&self, key: u64) -> Result<Option<ChunkRecord>> {
+        let Some(c) = self.chunk(key) else {
+            return Ok(None);
+        };
+        let text = self.doc_text(&c.doc_id)?;
+        with_text(c, &text).map(Some)
+    }
+
+    /// Every live chunk with its text, in key order (each document's text read once: a
+    /// document's chunks have consecutive keys).
+    pub fn chunks_with_text(&self) -> impl Iterator<Item = Result<ChunkRecord>> + '_ {
+        let mut current: Option<(String, String)> = None;
+        self.chunks().into_iter().map(move |c| {
+            if current.as_ref().is_none_or(|(d, _)| *d != c.doc_id) {
+                current = Some((c.doc_id.clone(), self.doc_text(&c.doc_id)?));
+            }
+            let (_, text) = current.as_ref().expect("just read");
+            with_text(c, text)
+        })
+    }
+
+    /// Give every hit without a text (a hit made from a record of this store) the text of its
+    /// span, cut from its document's text (each document read once).
+    pub fn fill_texts(&self, hits: &mut [crate::Hit]) -> Result<()> {
+        let mut texts: HashMap<String, String> = HashMap::new();
+        for h in hits.iter_mut() {
+            if !h.text.is_empty() || h.start_byte == h.end_byte {
+                continue;
+            }
+            if !texts.contains_key(&h.doc_id) {
+                texts.insert(h.doc_id.clone(), self.doc_text(&h.doc_id)?);
+            }
+            h.text = span_of(&texts[&h.doc_id], h.start_byte, h.end_byte, &h.doc_id)?.to_string();
+        }
+        Ok(())
     }
 
     /// Segments of the last commit.
@@ -369,7 +435,11 @@ impl Store {
             c.vector_hash = Some(integrity::hash(&self.pending.vectors[start..]));
             let line = Line::Chunk(c);
             self.push_line(&line);
-            let Line::Chunk(c) = line else { unreachable!() };
+            let Line::Chunk(mut c) = line else {
+                unreachable!()
+            };
+            // Written with its text; held without it (see the module docs).
+            c.text = String::new();
             keys.push(c.key);
             self.by_id.insert(c.id.clone(), c.key);
             self.chunks.insert(
@@ -453,8 +523,8 @@ impl Store {
             let chunks: Vec<ChunkRecord> = entry
                 .keys
                 .iter()
-                .map(|k| self.chunks[k].record.clone())
-                .collect();
+                .map(|k| with_text(&self.chunks[k].record, &text))
+                .collect::<Result<_>>()?;
             let vectors = self.vectors(&entry.keys)?;
             staged.push((entry.record.clone(), text, chunks, vectors));
         }

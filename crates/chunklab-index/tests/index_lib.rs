@@ -442,3 +442,70 @@ fn a_text_only_index_has_bm25_and_refuses_dense_search() {
     let e = w.add_document(doc("b", "One.\n\nTwo.", "h3")).unwrap_err();
     assert!(e.to_string().contains("vector of 4 dimensions"), "{e}");
 }
+
+/// A reranker that scores passages by length and remembers what it was given.
+struct Recording(std::sync::Mutex<Vec<String>>);
+
+impl chunklab_index::Rerank for Recording {
+    fn rerank(&self, _query: &str, passages: &[&str]) -> Result<Vec<f32>, String> {
+        let mut seen = self.0.lock().unwrap();
+        seen.extend(passages.iter().map(|p| p.to_string()));
+        Ok(passages.iter().map(|p| p.len() as f32).collect())
+    }
+}
+
+#[test]
+fn the_store_holds_chunks_without_texts_and_cuts_them_from_the_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let text_a = "Windenergie op zee.\n\nDe motie over windmolens is aangenomen.\n\nSlot.";
+    let text_b = "Parkeren voor bezoekers.\n\nWindmolens in de polder.";
+    let mut w = IndexWriter::open(p, settings("nl"), false).unwrap();
+    w.add_document(doc("a.txt", text_a, "h1")).unwrap();
+    w.commit().unwrap();
+    // A pending document's chunks are cut from the pending text.
+    w.add_document(doc("b.txt", text_b, "h2")).unwrap();
+    let key_b = w.store().key_of("b.txt#1").unwrap();
+    assert_eq!(w.store().chunk(key_b).unwrap().text, "");
+    assert_eq!(
+        w.store().chunk_with_text(key_b).unwrap().unwrap().text,
+        "Windmolens in de polder."
+    );
+    w.finish().unwrap();
+
+    let index = Index::open(p).unwrap();
+    let store = index.store();
+    // Replayed records hold no text either; every way of asking for one cuts it exactly.
+    assert!(store.chunks().iter().all(|c| c.text.is_empty()));
+    let all: Vec<_> = store.chunks_with_text().map(Result::unwrap).collect();
+    let want: Vec<&str> = text_a.split("\n\n").chain(text_b.split("\n\n")).collect();
+    assert_eq!(
+        all.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(),
+        want
+    );
+    assert!(all.windows(2).all(|w| w[0].key < w[1].key));
+    assert!(store.chunk_with_text(u64::MAX).unwrap().is_none());
+
+    // Hits carry their texts, and a reranker sees them (with nothing else: no prefix here).
+    let reranker = Recording(Default::default());
+    let mut q = Query::new("windmolens", Mode::Bm25, 2);
+    q.rerank = Some(&reranker);
+    q.rerank_top = 5;
+    let hits = index.search(&q).unwrap();
+    assert_eq!(
+        hits.iter().map(|h| h.text.as_str()).collect::<Vec<_>>(),
+        [
+            "De motie over windmolens is aangenomen.",
+            "Windmolens in de polder."
+        ]
+    );
+    let mut seen = reranker.0.into_inner().unwrap();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "De motie over windmolens is aangenomen.",
+            "Windmolens in de polder."
+        ]
+    );
+}

@@ -311,15 +311,20 @@ pub async fn get_chunk(
     let s = ix.searcher();
     let store = embedded(&s)?.store();
     let missing = || ApiError::not_found(format!("no chunk `{id}`"));
-    let chunk = store
-        .key_of(&id)
-        .and_then(|k| store.chunk(k))
+    let key = store.key_of(&id).ok_or_else(missing)?;
+    let doc = store
+        .chunk(key)
+        .and_then(|c| store.doc(&c.doc_id))
         .ok_or_else(missing)?;
-    let doc = store.doc(&chunk.doc_id).ok_or_else(missing)?;
     if !visible(&who, &doc.record.acl) {
         return Err(missing());
     }
-    let mut v = serde_json::to_value(chunk).map_err(|e| ApiError::internal(e.to_string()))?;
+    // The store holds chunks without their texts: this one's is cut from its document.
+    let chunk = store
+        .chunk_with_text(key)
+        .map_err(|e| crate::error::from_index(&e))?
+        .ok_or_else(missing)?;
+    let mut v = serde_json::to_value(&chunk).map_err(|e| ApiError::internal(e.to_string()))?;
     v["acl"] = json!(doc.record.acl);
     v["fields"] = json!(doc.record.fields);
     Ok(Json(v))

@@ -496,6 +496,9 @@ fn tokens_and_acls_in_every_search_mode() {
     let r = get(&s.url(&format!("/v1/chunks/{id}")), Some(BOB));
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.body["doc_id"], "parkeren.md");
+    // The store holds no chunk texts in memory: this one is cut from its document.
+    assert!(!hit["text"].as_str().unwrap().is_empty());
+    assert_eq!(r.body["text"], hit["text"]);
     assert_eq!(
         get(&s.url(&format!("/v1/chunks/{id}")), Some(ALICE)).status,
         404

@@ -96,8 +96,10 @@ impl Store {
                         },
                     );
                 }
-                Line::Chunk(record) => {
+                Line::Chunk(mut record) => {
                     row += 1;
+                    // Held without its text (see the store's module docs).
+                    record.text = String::new();
                     let Some(doc) = self.docs.get_mut(&record.doc_id) else {
                         // A chunk before its document: a writer never does this.
                         suspects.push((
