@@ -10,23 +10,11 @@
 //! definitions, link reference definitions) as `Other`. YAML front matter (`---` ... `---` at the
 //! very start) is an `Other` element, and its `key: value` lines go into the metadata; the
 //! metadata `title` is the front matter's title, else the first level-1 heading.
-//!
-//! Only headings (their titles) and front matter need what is inside a block; every other block
-//! needs just its span. [`parse_markdown`] therefore runs a copy of pulldown-cmark (the private
-//! `cmark` module, one method added) that steps over the inside of those blocks, which leaves
-//! out the inline pass and its events (most of the time). The result is the same document as
-//! running every event through [`parse_markdown_reference`] (the pulldown-cmark crate itself),
-//! which `tests/markdown_identity.rs` checks on every Markdown file of the shared data and on
-//! generated Markdown.
-
-mod cmark;
 
 use crate::support::{decode, element, finish, LineIndex};
 use crate::{Limits, ParseError, Parser};
 use chunklab_core::document::{Element, ElementKind, ParsedDocument};
-use chunklab_core::text::strip_span;
-use std::cell::Cell;
-use std::cmp::Reverse;
+use pulldown_cmark::{CodeBlockKind, Event, Options, Tag, TagEnd};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -66,204 +54,6 @@ impl Parser for MarkdownParser {
 
 /// Parse Markdown `text` (see the module docs).
 pub fn parse_markdown(text: &str, limits: &Limits) -> ParsedDocument {
-    use cmark::{CodeBlockKind, Event, Options, Tag, TagEnd};
-    let lines = Lines::new(text);
-    let options = Options::ENABLE_TABLES
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
-    let mut elements: Vec<Element> = Vec::new();
-    let mut metadata = BTreeMap::new();
-    let mut warnings = Vec::new();
-    // As in `parse_markdown_reference`, plus: after the `Start` of a block whose inside no
-    // element needs, step over that inside when it cannot hold the first tag nested
-    // `max_depth` deep (the one warning) and when skipping links cannot change how later links
-    // expand (see `expansion_limit_unreachable`).
-    let mut stack: Vec<Open> = Vec::new();
-    let mut heading: Option<(usize, String)> = None;
-    let mut front_matter: Option<String> = None;
-    let mut deep = false;
-    let mut events = cmark::Parser::new_ext(text, options).into_offset_iter();
-    let may_skip = events.expansion_limit_unreachable();
-    while let Some((event, range)) = events.next() {
-        match event {
-            Event::Start(tag) => {
-                let depth = stack.len();
-                let open = match &tag {
-                    Tag::List(_) => Open::List,
-                    Tag::Table(_) => Open::Table,
-                    _ => Open::Other,
-                };
-                // Whether this block's inside matters to no element.
-                let mut opaque = false;
-                if depth == 0 {
-                    let kind = match &tag {
-                        Tag::Heading { level, .. } => {
-                            heading = Some((elements.len(), String::new()));
-                            Some(ElementKind::Heading {
-                                level: *level as u8,
-                            })
-                        }
-                        Tag::Paragraph => Some(ElementKind::Paragraph),
-                        Tag::CodeBlock(_) => Some(ElementKind::Code),
-                        Tag::Table(_) => Some(ElementKind::Table),
-                        Tag::List(_) => None,
-                        Tag::MetadataBlock(_) => {
-                            front_matter = Some(String::new());
-                            Some(ElementKind::Other)
-                        }
-                        _ => Some(ElementKind::Other),
-                    };
-                    opaque = !matches!(
-                        tag,
-                        Tag::Heading { .. } | Tag::List(_) | Tag::Table(_) | Tag::MetadataBlock(_)
-                    );
-                    if let Some(kind) = kind {
-                        if let Some(mut e) =
-                            line_element(text, &lines, kind, range.start, range.end)
-                        {
-                            if let Tag::CodeBlock(CodeBlockKind::Fenced(info)) = &tag {
-                                e.set_language(
-                                    info.split_whitespace()
-                                        .next()
-                                        .map(|l| l.trim_matches(['{', '}', '.']).to_string())
-                                        .filter(|l| !l.is_empty()),
-                                );
-                            }
-                            elements.push(e);
-                        } else if heading.as_ref().is_some_and(|h| h.0 == elements.len()) {
-                            heading = None;
-                        }
-                    }
-                } else if depth == 1 {
-                    let kind = match (&tag, stack[0]) {
-                        (Tag::Item, Open::List) => Some(ElementKind::ListItem),
-                        (Tag::TableHead, Open::Table) => {
-                            Some(ElementKind::TableRow { header: true })
-                        }
-                        (Tag::TableRow, Open::Table) => {
-                            Some(ElementKind::TableRow { header: false })
-                        }
-                        _ => None,
-                    };
-                    opaque = kind.is_some();
-                    elements.extend(
-                        kind.and_then(|k| line_element(text, &lines, k, range.start, range.end)),
-                    );
-                }
-                if depth >= limits.max_depth && !deep {
-                    deep = true;
-                    warnings.push(format!(
-                        "markup nested deeper than {} levels at line {}; it stays inside its top-level block",
-                        limits.max_depth,
-                        lines.line(range.start)
-                    ));
-                }
-                stack.push(open);
-                if opaque
-                    && may_skip
-                    && (deep
-                        || nesting_bound(
-                            text.as_bytes(),
-                            range,
-                            limits.max_depth.saturating_sub(depth),
-                        ))
-                {
-                    events.skip_children();
-                }
-            }
-            Event::End(end) => {
-                stack.pop();
-                if stack.is_empty() {
-                    if let (TagEnd::Heading(_), Some((i, title))) = (end, heading.take()) {
-                        if let Some(e) = elements.get_mut(i) {
-                            e.set_title(Some(clean_heading(&title)));
-                        }
-                    }
-                    if let (TagEnd::MetadataBlock(_), Some(yaml)) = (end, front_matter.take()) {
-                        read_front_matter(&yaml, &mut metadata);
-                    }
-                }
-            }
-            Event::Text(t) | Event::Code(t) | Event::InlineMath(t) => {
-                if let Some((_, title)) = &mut heading {
-                    title.push_str(&t);
-                } else if let Some(yaml) = &mut front_matter {
-                    yaml.push_str(&t);
-                }
-            }
-            Event::SoftBreak | Event::HardBreak => {
-                if let Some((_, title)) = &mut heading {
-                    title.push(' ');
-                }
-            }
-            Event::Rule if stack.is_empty() => {
-                elements.extend(line_element(
-                    text,
-                    &lines,
-                    ElementKind::Other,
-                    range.start,
-                    range.end,
-                ));
-            }
-            _ => {}
-        }
-    }
-    finish_lines(text, &lines, &mut elements);
-    document(text, elements, metadata, warnings)
-}
-
-/// Whether the tags inside the block over `source[range]` surely nest fewer than `room` deep,
-/// so that none of them can reach `max_depth`.
-///
-/// Along any chain of nested tags inside a block, every tag but at most six has a marker byte
-/// of its own in the block's source: a block quote its `>`, a list and its first item the
-/// item's marker (`-`, `+`, `*`, or the `.` / `)` of `1.`), a footnote definition its `[`,
-/// emphasis, strong and strikethrough their `*`, `_` or `~`, a link or image its `[` or `<`.
-/// The six are one paragraph or heading (only inline tags inside), one table with its row and
-/// cell (only inline inside the cell) and one code or HTML block (nothing inside). So the
-/// chain is at most 6 + 2 × the marker bytes.
-fn nesting_bound(source: &[u8], range: std::ops::Range<usize>, room: usize) -> bool {
-    // Compares, not a table, so that the count runs in vector registers.
-    fn is_marker(b: u8) -> bool {
-        (b == b'*')
-            | (b == b'_')
-            | (b == b'~')
-            | (b == b'[')
-            | (b == b'<')
-            | (b == b'>')
-            | (b == b'-')
-            | (b == b'+')
-            | (b == b'.')
-            | (b == b')')
-    }
-    // Depths reached: this block's tag sits at `depth`, the chain inside adds at most `bound`;
-    // the warning needs `depth + bound >= max_depth`, i.e. `bound >= room`.
-    let bytes = &source[range];
-    if 6 + 2 * bytes.len() < room {
-        return true;
-    }
-    let Some(budget) = room.checked_sub(7) else {
-        return false;
-    };
-    // At most `budget / 2` marker bytes keep 6 + 2 × markers < room.
-    let allowed = budget / 2;
-    let mut markers = 0;
-    for chunk in bytes.chunks(255) {
-        markers += chunk.iter().fold(0u8, |n, &b| n + u8::from(is_marker(b))) as usize;
-        if markers > allowed {
-            return false;
-        }
-    }
-    true
-}
-
-/// [`parse_markdown`] through every event of the pulldown-cmark crate: the reference the
-/// faster path is tested against.
-#[doc(hidden)]
-pub fn parse_markdown_reference(text: &str, limits: &Limits) -> ParsedDocument {
-    use pulldown_cmark::{CodeBlockKind, Event, Options, Tag, TagEnd};
     let lines = LineIndex::new(text);
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
@@ -283,11 +73,7 @@ pub fn parse_markdown_reference(text: &str, limits: &Limits) -> ParsedDocument {
         match event {
             Event::Start(tag) => {
                 let depth = stack.len();
-                let open = match &tag {
-                    Tag::List(_) => Open::List,
-                    Tag::Table(_) => Open::Table,
-                    _ => Open::Other,
-                };
+                let open = Open::of(&tag);
                 if depth == 0 {
                     let kind = match &tag {
                         Tag::Heading { level, .. } => {
@@ -384,17 +170,6 @@ pub fn parse_markdown_reference(text: &str, limits: &Limits) -> ParsedDocument {
         }
     }
     finish(text, &lines, &mut elements);
-    document(text, elements, metadata, warnings)
-}
-
-/// The document from the elements found (sorted, gaps filled); the title from the first level-1
-/// heading when the front matter has none.
-fn document(
-    text: &str,
-    elements: Vec<Element>,
-    mut metadata: BTreeMap<String, String>,
-    warnings: Vec<String>,
-) -> ParsedDocument {
     if !metadata.contains_key("title") {
         let h1 = elements
             .iter()
@@ -415,109 +190,22 @@ fn document(
     }
 }
 
-/// Line numbers of byte offsets, as [`LineIndex`] gives them, for offsets asked mostly in
-/// increasing order: a cursor walks on from the last answer and binary search takes over for
-/// long or backward jumps.
-struct Lines {
-    /// Byte offset of every `'\n'`.
-    newlines: Vec<usize>,
-    /// Newlines before the last offset asked.
-    at: Cell<usize>,
-}
-
-impl Lines {
-    fn new(text: &str) -> Self {
-        Self {
-            newlines: memchr::memchr_iter(b'\n', text.as_bytes()).collect(),
-            at: Cell::new(0),
-        }
-    }
-
-    /// 1-based line of byte offset `b`.
-    fn line(&self, b: usize) -> u32 {
-        let n = &self.newlines;
-        let mut i = self.at.get();
-        if i > 0 && n[i - 1] >= b {
-            i = n[..i].partition_point(|&x| x < b);
-        } else {
-            let mut steps = 0;
-            while i < n.len() && n[i] < b {
-                i += 1;
-                steps += 1;
-                if steps == 16 {
-                    i += n[i..].partition_point(|&x| x < b);
-                    break;
-                }
-            }
-        }
-        self.at.set(i);
-        (i + 1) as u32
-    }
-
-    /// 1-based inclusive line range of the non-empty span `start..end`.
-    fn lines(&self, start: usize, end: usize) -> (u32, u32) {
-        let first = self.line(start);
-        (
-            first,
-            self.line(end.saturating_sub(1).max(start)).max(first),
-        )
-    }
-}
-
-/// [`element`] with [`Lines`].
-fn line_element(
-    text: &str,
-    lines: &Lines,
-    kind: ElementKind,
-    start: usize,
-    end: usize,
-) -> Option<Element> {
-    let (s, e) = strip_span(text, start, end.min(text.len()));
-    if s >= e {
-        return None;
-    }
-    let (a, b) = lines.lines(s, e);
-    Some(Element::new(kind, s, e).with_lines(a, b))
-}
-
-/// [`finish`] with [`Lines`].
-fn finish_lines(text: &str, lines: &Lines, elements: &mut Vec<Element>) {
-    elements.sort_by_key(|e| (e.start, Reverse(e.end)));
-    let mut gaps = Vec::new();
-    let mut covered = 0;
-    for e in elements.iter() {
-        if e.start > covered {
-            gaps.extend(line_element(
-                text,
-                lines,
-                ElementKind::Other,
-                covered,
-                e.start,
-            ));
-        }
-        covered = covered.max(e.end);
-    }
-    if covered < text.len() {
-        gaps.extend(line_element(
-            text,
-            lines,
-            ElementKind::Other,
-            covered,
-            text.len(),
-        ));
-    }
-    if !gaps.is_empty() {
-        elements.extend(gaps);
-        elements.sort_by_key(|e| (e.start, Reverse(e.end)));
-    }
-}
-
 /// What an open tag is, as far as elements care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Open {
     List,
     Table,
     Other,
+}
+
+impl Open {
+    fn of(tag: &Tag<'_>) -> Self {
+        match tag {
+            Tag::List(_) => Open::List,
+            Tag::Table(_) => Open::Table,
+            _ => Open::Other,
+        }
+    }
 }
 
 /// A heading's text: whitespace collapsed, a trailing Sphinx permalink mark (`¶`) dropped.
