@@ -327,6 +327,26 @@ impl<'a> Fields<'a> {
         chunk_id_for(self.doc_id, span.start, span.end, &self.config, meta, text)
     }
 
+    /// The ids of the chunks `parts` ([`chunk_id_for`]), hashed side by side ([`chunk_ids`]).
+    fn ids(&self, parts: &[(Span, ChunkMeta)]) -> Vec<String> {
+        let configs: Vec<_> = parts
+            .iter()
+            .map(|(_, meta)| id_config(&self.config, meta))
+            .collect();
+        let inputs: Vec<IdInput<'_>> = parts
+            .iter()
+            .zip(&configs)
+            .map(|((s, _), config)| IdInput {
+                doc_id: self.doc_id,
+                start: s.start,
+                end: s.end,
+                config,
+                text: &self.text[s.start..s.end],
+            })
+            .collect();
+        chunk_ids(&inputs)
+    }
+
     /// Chunk number `index` of the document, its char offsets (and own lines) from `cursor`,
     /// its id `id` when already made.
     fn make(
@@ -368,10 +388,17 @@ impl<'a> ChunkMaker<'a> {
         let bytes: usize = parts.iter().map(|(s, _)| s.len()).sum();
         let threads = rayon::current_num_threads();
         if threads < 2 || parts.len() < 2 * MIN_GROUP_CHUNKS || bytes < PARALLEL_BYTES {
+            // On one core, but still the ids at once: their hashing side by side.
+            let ids = self.fields.ids(parts);
             return parts
                 .iter_mut()
+                .zip(ids)
                 .enumerate()
-                .map(|(k, (s, meta))| self.make(first + k, *s, std::mem::take(meta)))
+                .map(|(k, ((s, meta), id))| {
+                    let meta = std::mem::take(meta);
+                    self.fields
+                        .make(&mut self.cursor, first + k, *s, meta, Some(id))
+                })
                 .collect();
         }
         let group = parts.len().div_ceil(threads * 4).max(MIN_GROUP_CHUNKS);
@@ -409,22 +436,7 @@ impl<'a> ChunkMaker<'a> {
                     lines: LineCursor::starting_at(text, b, newlines),
                 };
                 // The group's ids at once, their hashing side by side.
-                let configs: Vec<_> = group_parts
-                    .iter()
-                    .map(|(_, meta)| id_config(&fields.config, meta))
-                    .collect();
-                let inputs: Vec<IdInput<'_>> = group_parts
-                    .iter()
-                    .zip(&configs)
-                    .map(|((s, _), config)| IdInput {
-                        doc_id: fields.doc_id,
-                        start: s.start,
-                        end: s.end,
-                        config,
-                        text: &text[s.start..s.end],
-                    })
-                    .collect();
-                let ids = chunk_ids(&inputs);
+                let ids = fields.ids(group_parts);
                 let chunks = group_parts
                     .iter_mut()
                     .zip(ids)
