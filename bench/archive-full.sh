@@ -4,17 +4,16 @@
 #   bench/archive-full.sh export              # the archive to $DIR (corpus/ + queries.jsonl)
 #   bench/archive-full.sh chunk [NAME...]     # chunklab chunk over the whole corpus, per strategy
 #   bench/archive-full.sh bm25 [STRATEGY...]  # chunklab bench, BM25, per text strategy, full scale
-#   bench/archive-full.sh dense N             # dense + hybrid + BM25, fixed vs headings, --docs N
+#   bench/archive-full.sh dense N             # dense + hybrid + BM25, fixed vs headings, --docs N (999: the largest bench-sized sample)
 #   bench/archive-full.sh late N              # the same with late(headings)
 #
-# The bm25 step needs 12-16 GiB of memory per strategy at full scale (the bench holds the whole
-# collection while it indexes it); hierarchical (~25-30 GiB) runs only when named.
+# The bm25 step needs 4-9 GiB of memory per strategy at full scale (the bench holds the opened
+# index's chunk records while it indexes), hierarchical 12.6 GiB.
 # Every step runs under /usr/bin/time -v (wall, user + system CPU, peak RSS) and writes its logs
 # and results to $OUTDIR. Environment: CHUNKLAB (binary, default target/release/chunklab),
 # DIR (default /tmp/full), OUTDIR (default /tmp/full-runs), DOCS (default 92184).
-# Results (measured with a binary built at e196cc1; from b5e7119 on, --docs below 1,000 is a
-# bench-sized archive and the queries are another draw) are in docs/EVALUATION.md, "The archive
-# at full scale (issue 17)".
+# Results (measured with a binary built at 126bc44) are in docs/EVALUATION.md, "The archive at
+# full scale (issue 17)".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CHUNKLAB=${CHUNKLAB:-target/release/chunklab}
@@ -70,7 +69,7 @@ bm25)
     # One process per strategy (fixed: its two rows), so every strategy's peak RSS is its own
     # and a strategy that fails leaves the others' results.
     shift
-    for st in ${*:-fixed sliding sentence paragraph recursive headings}; do
+    for st in ${*:-fixed sliding sentence paragraph recursive headings hierarchical}; do
         timed "bm25-$st" "$CHUNKLAB" bench --corpus "$DIR/corpus" --queries "$DIR/queries.jsonl" \
             --config bench/archive-full/text-bm25.toml --strategies "$st" --metric doc_recall \
             --json "$OUTDIR/bm25-$st.json" --markdown "$OUTDIR/bm25-$st.md" || continue
