@@ -1,7 +1,7 @@
 //! `chunklab bench`: which chunking strategy wins on a corpus and its questions, by how much and
 //! at what cost, in one table (plus JSON, CSV, Markdown and an HTML report).
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use chunklab_eval::archive;
 use chunklab_eval::bench::BenchRequest;
 use chunklab_eval::report;
@@ -48,10 +48,10 @@ pub struct BenchArgs {
     #[arg(long, short = 'k')]
     pub k: Option<usize>,
     /// Built-in sweep: `default` (every strategy family with BM25, fixed 512 and headings 512
-    /// merged with the heading path also dense and hybrid; for chroma the report's rows plus ours)
-    /// or `contextual` (headings without a context, at the smaller size the context rows chunk at,
-    /// with the `header` context and with an `llm` context from --llm; at 250 tokens, dense, on
-    /// chroma; at 512, dense and hybrid, otherwise).
+    /// merged with the heading path also dense, hybrid and hybrid-cv; for chroma the report's
+    /// rows plus ours) or `contextual` (headings without a context, at the smaller size the
+    /// context rows chunk at, with the `header` context and with an `llm` context from --llm; at
+    /// 250 tokens, dense, on chroma; at 512, dense and hybrid, otherwise).
     #[arg(long, default_value = "default", value_parser = ["default", "contextual"])]
     pub sweep: String,
     /// Language model of `context = "llm"` configurations (default local:smollm2).
@@ -68,7 +68,8 @@ pub struct BenchArgs {
     /// Keep only configurations of these strategies (comma separated).
     #[arg(long, value_delimiter = ',')]
     pub strategies: Vec<String>,
-    /// Metric to rank by (default: recall where the dataset has spans, else doc_recall).
+    /// Metric to rank by, and the one `hybrid-cv` chooses its fusion weight by (default: recall
+    /// where the dataset has spans, else doc_recall).
     #[arg(long)]
     pub metric: Option<String>,
     /// Write the results as JSON.
@@ -202,6 +203,7 @@ impl BenchArgs {
             scratch_dir: self.scratch_dir.clone(),
             store: self.store.clone(),
             ocr: self.ocr.options(),
+            metric: self.metric.clone(),
         }
     }
 }
@@ -209,10 +211,7 @@ impl BenchArgs {
 pub fn run(a: BenchArgs) -> Result<ExitCode> {
     // Check everything cheap before the expensive part.
     if let Some(m) = &a.metric {
-        if !run::METRICS.iter().any(|(n, _)| n == m) {
-            let known: Vec<&str> = run::METRICS.iter().map(|(n, _)| *n).collect();
-            bail!("unknown --metric `{m}` (known: {})", known.join(", "));
-        }
+        run::check_metric(m).map_err(|e| anyhow::anyhow!("--metric: {e}"))?;
     }
     let req = a.request();
     let stderr_notes = NotesToStderr;

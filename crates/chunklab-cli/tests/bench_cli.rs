@@ -329,7 +329,11 @@ fn bad_input_is_reported_with_file_and_line() {
     );
     expect_error(&["--corpus", &corpus], &cache, &["corpus needs queries"]);
     expect_error(&["--dataset", "x"], &cache, &["unknown dataset `x`"]);
-    expect_error(&["--metric", "f1"], &cache, &["unknown --metric `f1`"]);
+    expect_error(
+        &["--metric", "f1"],
+        &cache,
+        &["--metric: unknown metric `f1`"],
+    );
 }
 
 #[test]

@@ -73,6 +73,9 @@ pub struct BenchRequest {
     /// reading configuration (mode `auto`/`always`/`never`, lang, min_confidence, timeout_s,
     /// preprocess, dpi, jobs), as `chunklab chunk --ocr …` reads them.
     pub ocr: chunklab_pipeline::OcrOptions,
+    /// The metric to rank by and the one `hybrid-cv` chooses its weights by (default: `recall`
+    /// where the dataset has spans, else `doc_recall`).
+    pub metric: Option<String>,
 }
 
 impl Default for BenchRequest {
@@ -99,6 +102,7 @@ impl Default for BenchRequest {
             scratch_dir: None,
             store: None,
             ocr: chunklab_pipeline::OcrOptions::default(),
+            metric: None,
         }
     }
 }
@@ -238,6 +242,9 @@ impl BenchRequest {
         if k == 0 {
             return Err(config_err("k must be at least 1"));
         }
+        if let Some(m) = &self.metric {
+            crate::result::check_metric(m).map_err(config_err)?;
+        }
         let from_text = |path: PathBuf, text: &str| {
             let defaults = SweepDefaults {
                 model: model.clone(),
@@ -317,6 +324,7 @@ impl BenchRequest {
             },
             scratch_dir: self.scratch_dir.clone(),
             store: self.store.clone(),
+            metric: self.metric.clone(),
         }
     }
 }

@@ -7,7 +7,11 @@
 //! folds (a fixed-seed shuffle); for each fold, the weight of [`GRID`] with the best mean
 //! ranking metric on the *other* folds is applied to the fold's queries. The row reports those
 //! held-out results, so its metric and interval are an estimate for new queries, not the best
-//! of seven tries. The weight chosen on all queries is the one a user passes to
+//! of seven tries. Each step of fusion must earn its place, simplest first: a training set
+//! keeps its better single retriever unless equal-weight fusion beats it, and that unless a
+//! tuned weight beats it in turn, each by more than one standard error of the paired
+//! difference (the one-standard-error rule of model selection, Breiman et al. 1984). A gain
+//! that a handful of queries could make or unmake does not replace the simpler choice. The weight chosen on all queries is the one a user passes to
 //! `chunklab search --mode hybrid --bm25-weight B --dense-weight D` (or a sweep's `bm25_weight`
 //! / `dense_weight`). Queries that name an identifier get BM25's weight multiplied by the search
 //! default [`identifier_boost`](chunklab_pipeline::search::SearchConfig::identifier_boost) on
@@ -39,6 +43,13 @@ pub const GRID: [(f32, f32); 7] = [
 /// into [`GRID`], most preferred first).
 const PREFERENCE: [usize; 7] = [3, 4, 2, 5, 1, 6, 0];
 
+/// The single retrievers of [`GRID`]: BM25 only (preferred on a tie: it needs no model) and
+/// dense only.
+const SINGLE: [usize; 2] = [6, 0];
+
+/// Equal weight in [`GRID`]: reciprocal-rank fusion as published, with nothing tuned.
+const EQUAL: usize = 3;
+
 /// Folds of the cross-validation.
 pub const FOLDS: usize = 5;
 
@@ -48,7 +59,8 @@ pub const SEED: u64 = 17;
 /// What the cross-validation chose for one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FusionChoice {
-    /// The metric the weights were chosen by (the report's default ranking metric).
+    /// The metric the weights were chosen by (the run's `metric`, by default the report's
+    /// default ranking metric).
     pub metric: String,
     pub folds: usize,
     pub seed: u64,
@@ -104,7 +116,7 @@ pub struct Folds {
 
 /// Cross-validate over `scores[g][q]`, the ranking metric of query `q` with weight `g` (NaN
 /// where the metric is undefined): `folds` folds of a `seed`-shuffled query order, each fold's
-/// weight the best mean on the other folds (ties: [`PREFERENCE`] order).
+/// weight chosen on the other folds by [`choose`].
 pub fn cross_validate(scores: &[Vec<f64>], folds: usize, seed: u64) -> Folds {
     let n = scores.first().map_or(0, Vec::len);
     let folds = folds.clamp(1, n.max(1));
@@ -112,37 +124,10 @@ pub fn cross_validate(scores: &[Vec<f64>], folds: usize, seed: u64) -> Folds {
     for (pos, q) in shuffled(n, seed).into_iter().enumerate() {
         fold_of[q] = pos % folds;
     }
-    let best = |train: &dyn Fn(usize) -> bool| -> usize {
-        let mean = |g: usize| {
-            let v: Vec<f64> = (0..n)
-                .filter(|&q| train(q) && !scores[g][q].is_nan())
-                .map(|q| scores[g][q])
-                .collect();
-            if v.is_empty() {
-                f64::NEG_INFINITY
-            } else {
-                v.iter().sum::<f64>() / v.len() as f64
-            }
-        };
-        let order: Vec<usize> = PREFERENCE
-            .iter()
-            .copied()
-            .filter(|&g| g < scores.len())
-            .collect();
-        let mut pick = order[0];
-        let mut top = mean(pick);
-        for &g in &order[1..] {
-            let m = mean(g);
-            // Strictly better only: a tie keeps the more preferred weight.
-            if m > top + 1e-12 {
-                pick = g;
-                top = m;
-            }
-        }
-        pick
-    };
-    let choice = (0..folds).map(|f| best(&|q| fold_of[q] != f)).collect();
-    let all = best(&|_| true);
+    let choice = (0..folds)
+        .map(|f| choose(scores, &|q| fold_of[q] != f))
+        .collect();
+    let all = choose(scores, &|_| true);
     Folds {
         fold_of,
         choice,
@@ -150,9 +135,80 @@ pub fn cross_validate(scores: &[Vec<f64>], folds: usize, seed: u64) -> Folds {
     }
 }
 
+/// The weight to use, judged on the queries `train` keeps, simplest first. "Beats" means a mean
+/// paired per-query gain of more than one standard error of that gain. The start is the better
+/// single retriever (by mean; BM25 on a tie) where one beats the other, else equal weight
+/// (parameter-free RRF: with two retrievers of the same quality, fusing them is the robust
+/// default, and picking one by its mean would flip from fold to fold); equal weight replaces a
+/// single retriever it beats; then the best other weight (ties: [`PREFERENCE`] order) replaces
+/// the choice so far if it beats it. Queries where either score is NaN do not count.
+pub fn choose(scores: &[Vec<f64>], train: &dyn Fn(usize) -> bool) -> usize {
+    let n = scores.first().map_or(0, Vec::len);
+    let has = |g: usize| g < scores.len();
+    let mean = |g: usize| {
+        let v: Vec<f64> = (0..n)
+            .filter(|&q| train(q) && !scores[g][q].is_nan())
+            .map(|q| scores[g][q])
+            .collect();
+        if v.is_empty() {
+            f64::NEG_INFINITY
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    };
+    let best_of = |candidates: &mut dyn Iterator<Item = usize>| -> Option<usize> {
+        let mut pick: Option<(usize, f64)> = None;
+        for g in candidates {
+            let m = mean(g);
+            // Strictly better only: a tie keeps the more preferred weight.
+            if pick.is_none_or(|(_, top)| m > top + 1e-12) {
+                pick = Some((g, m));
+            }
+        }
+        pick.map(|(g, _)| g)
+    };
+    // `a` beats `b`: its mean paired gain exceeds one standard error of the gain.
+    let beats = |a: usize, b: usize| {
+        let diff: Vec<f64> = (0..n)
+            .filter(|&q| train(q) && !scores[a][q].is_nan() && !scores[b][q].is_nan())
+            .map(|q| scores[a][q] - scores[b][q])
+            .collect();
+        if diff.len() < 2 {
+            return false;
+        }
+        let len = diff.len() as f64;
+        let gain = diff.iter().sum::<f64>() / len;
+        let var = diff.iter().map(|d| (d - gain).powi(2)).sum::<f64>() / (len - 1.0);
+        gain > (var / len).sqrt() + 1e-12
+    };
+    let Some(mut pick) = best_of(&mut SINGLE.iter().copied().filter(|&g| has(g))) else {
+        return 0;
+    };
+    let separable = SINGLE.iter().all(|&g| has(g)) && {
+        let [a, b] = SINGLE;
+        beats(a, b) || beats(b, a)
+    };
+    if has(EQUAL) && (!separable || beats(EQUAL, pick)) {
+        pick = EQUAL;
+    }
+    let tuned = best_of(
+        &mut PREFERENCE
+            .iter()
+            .copied()
+            .filter(|&g| g != EQUAL && !SINGLE.contains(&g) && has(g)),
+    );
+    if let Some(t) = tuned {
+        if beats(t, pick) {
+            pick = t;
+        }
+    }
+    pick
+}
+
 /// Retrieve every query of a `hybrid-cv` configuration: each query's BM25 and dense candidates
 /// from `collection` once, fused with every weight of [`GRID`] and scored on `metric`; then the
-/// held-out choice per query. Returns each query's chunk numbers, its retrieval time (both
+/// held-out choice per query. `metric` is a [`METRICS`](crate::result::METRICS) name (default:
+/// `recall` where the queries have spans, else `doc_recall`). Returns each query's chunk numbers, its retrieval time (both
 /// searches and the fusion) and the choice.
 #[allow(clippy::too_many_arguments)]
 pub fn retrieve(
@@ -163,13 +219,14 @@ pub fn retrieve(
     labels: &QueryLabels,
     chunks: &[EvalChunk],
     omega: &Omega,
+    metric: Option<&str>,
     progress: &dyn Progress,
 ) -> Result<(Vec<Vec<u32>>, Vec<f64>, FusionChoice)> {
-    let metric = if labels.spans.iter().any(|s| !s.is_empty()) {
+    let metric = metric.unwrap_or(if labels.spans.iter().any(|s| !s.is_empty()) {
         "recall"
     } else {
         "doc_recall"
-    };
+    });
     let rrf_k = chunklab_index::Query::new("", chunklab_index::Mode::Hybrid, k).rrf_k;
     // As in every hybrid search: BM25's weight is boosted for queries that name an identifier;
     // the cross-validated weight is learnt on top of that.
@@ -265,17 +322,74 @@ mod tests {
     }
 
     #[test]
-    fn ties_keep_equal_weight_and_nan_is_ignored() {
+    fn retrievers_of_the_same_quality_are_fused_and_nan_is_ignored() {
         let mut scores = vec![vec![0.7; 6]; GRID.len()];
-        assert_eq!(cross_validate(&scores, 3, 1).all, 3);
-        // A query undefined for the metric counts for no weight.
+        // Neither retriever is better: equal weight, not one of them picked by chance.
+        assert_eq!(cross_validate(&scores, 3, 1).all, EQUAL);
+        // A query undefined for the metric counts for no weight: dense is better on every
+        // query that counts, so it is the start, and equal weight does not beat it.
         for s in &mut scores {
             s[2] = f64::NAN;
         }
-        scores[6][0] = 0.8;
+        scores[0] = vec![0.8, 0.8, f64::NAN, 0.8, 0.8, 0.8];
         let f = cross_validate(&scores, 3, 1);
-        assert_eq!(f.all, 6);
-        assert_eq!(GRID[f.all], (1.0, 0.0));
+        assert_eq!(f.all, 0);
+        assert_eq!(GRID[f.all], (0.0, 1.0));
+        // Dense ahead on one query of five: within a standard error, so still equal weight.
+        scores[0] = vec![0.8, 0.7, f64::NAN, 0.7, 0.7, 0.7];
+        assert_eq!(choose(&scores, &|_| true), EQUAL);
+    }
+
+    #[test]
+    fn fusion_must_beat_the_better_single_retriever_by_a_standard_error() {
+        // 40 queries; BM25 0.5 everywhere, dense 0.4. Equal weight (index 3) gains on a few
+        // queries and loses on others: a mean gain of 0.03 that one standard error (0.057)
+        // covers, so BM25 alone is kept, though 1:1 has the best mean.
+        let n = 40;
+        let mut scores = vec![vec![0.3; n]; GRID.len()];
+        scores[6] = vec![0.5; n];
+        scores[0] = vec![0.4; n];
+        scores[3] = (0..n)
+            .map(|q| match q % 10 {
+                0..=2 => 1.0,
+                3 | 4 => 0.0,
+                _ => 0.5 - 0.2 / 5.0,
+            })
+            .collect();
+        let mean3 = scores[3].iter().sum::<f64>() / n as f64;
+        assert!(mean3 > 0.5, "{mean3}");
+        assert_eq!(choose(&scores, &|_| true), 6);
+        // The same mean gain on every query is certain: fusion is chosen.
+        scores[3] = vec![mean3; n];
+        assert_eq!(choose(&scores, &|_| true), 3);
+        // A fused weight below the better single retriever is never chosen.
+        scores[3] = vec![0.45; n];
+        assert_eq!(choose(&scores, &|_| true), 6);
+    }
+
+    #[test]
+    fn a_tuned_weight_must_beat_equal_weight_by_a_standard_error() {
+        // BM25 0.3, dense 0.2 and equal weight 0.4 on every query: equal weight beats BM25.
+        let n = 40;
+        let mut scores = vec![vec![0.2; n]; GRID.len()];
+        scores[6] = vec![0.3; n];
+        scores[3] = vec![0.4; n];
+        // 4:1 is 0.02 ahead of equal weight on average, through +0.5 on 4 queries and −0.3 on
+        // 4 others: one standard error (0.030) covers that, so equal weight is kept.
+        scores[5] = (0..n)
+            .map(|q| match q % 10 {
+                0 => 0.9,
+                1 => 0.1,
+                _ => 0.4,
+            })
+            .collect();
+        assert_eq!(choose(&scores, &|_| true), 3);
+        // The same mean gain as +0.1 on 8 queries (SE 0.006) is chosen.
+        scores[5] = (0..n).map(|q| if q % 5 == 0 { 0.5 } else { 0.4 }).collect();
+        assert_eq!(choose(&scores, &|_| true), 5);
+        // With equal weight no better than BM25, the tuned weight is judged against BM25.
+        scores[3] = vec![0.3; n];
+        assert_eq!(choose(&scores, &|_| true), 5);
     }
 
     #[test]

@@ -121,3 +121,15 @@ pub const METRICS: &[(&str, bool)] = &[
     ("chunk_recall", true),
     ("chunk_precision", true),
 ];
+
+/// `Ok` when `name` is one of [`METRICS`]; else a message naming them.
+pub fn check_metric(name: &str) -> std::result::Result<(), String> {
+    if METRICS.iter().any(|(n, _)| *n == name) {
+        return Ok(());
+    }
+    let known: Vec<&str> = METRICS.iter().map(|(n, _)| *n).collect();
+    Err(format!(
+        "unknown metric `{name}` (known: {})",
+        known.join(", ")
+    ))
+}

@@ -15,7 +15,7 @@ use crate::dataset::Dataset;
 use crate::embed_cache::{CachedTextEmbedder, EmbedCache, EmbedStats};
 use crate::error::{Error, Result};
 pub use crate::progress::{NoProgress, Progress};
-pub use crate::result::{BenchResult, Cost, Row, METRICS};
+pub use crate::result::{check_metric, BenchResult, Cost, Row, METRICS};
 use crate::scoring::{score_query, QueryLabels, QueryScores};
 use crate::sweep::{ChunkSpec, Config};
 use chunklab_core::document::ParsedDocument;
@@ -41,6 +41,9 @@ pub struct RunOptions {
     /// Instead: a PostgreSQL server (`postgres://` URL) on which each configuration gets a
     /// database of its own, dropped afterwards.
     pub store: Option<String>,
+    /// The metric `hybrid-cv` chooses its weights by (a [`METRICS`] name; default: `recall`
+    /// where the queries have spans, else `doc_recall`, the report's default ranking).
+    pub metric: Option<String>,
 }
 
 /// Parse every document once (parser chosen by file name); documents whose spans are labelled
@@ -171,6 +174,7 @@ struct Resources<'a> {
     rerankers: HashMap<(String, String), RerankWith>,
     llms: HashMap<String, Arc<LlmClient>>,
     scratch: crate::collection::Scratch,
+    metric: Option<String>,
     progress: &'a dyn Progress,
 }
 
@@ -283,6 +287,7 @@ impl<'a> Resources<'a> {
                     opts.scratch_dir.clone().unwrap_or_else(std::env::temp_dir),
                 ),
             },
+            metric: opts.metric.clone(),
             progress,
         })
     }
@@ -525,6 +530,7 @@ impl<'a> Resources<'a> {
                 &self.labels,
                 &b.chunks,
                 &b.omega,
+                self.metric.as_deref(),
                 progress,
             )?;
             (results, latencies, fusion) = (r, l, Some(f));

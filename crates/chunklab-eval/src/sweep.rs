@@ -165,7 +165,7 @@ k = 10
     #[test]
     fn default_sweeps_cover_the_issue() {
         let g = default_sweep(DefaultSweep::General, "e5-small", 5);
-        assert_eq!(g.len(), 14);
+        assert_eq!(g.len(), 16);
         let strategies: Vec<&str> = g.iter().map(|c| c.chunk.strategy.as_str()).collect();
         for s in [
             "fixed",
@@ -178,7 +178,8 @@ k = 10
         ] {
             assert!(strategies.contains(&s), "{s}");
         }
-        // Every family with BM25; only fixed 512 and headings 512 are embedded.
+        // Every family with BM25; only fixed 512 and headings 512 are embedded (dense, hybrid,
+        // hybrid-cv).
         let embedded: Vec<&str> = g
             .iter()
             .filter(|c| c.mode.dense())
@@ -189,6 +190,8 @@ k = 10
             [
                 "fixed 512",
                 "fixed 512",
+                "fixed 512",
+                "headings 512 merged +title",
                 "headings 512 merged +title",
                 "headings 512 merged +title"
             ]

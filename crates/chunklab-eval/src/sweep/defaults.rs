@@ -8,7 +8,7 @@ use super::spec::ChunkSpec;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DefaultSweep {
     /// Every strategy family at 512 cl100k tokens with BM25, fixed size and heading-aware also
-    /// dense and hybrid (the archive and own corpora).
+    /// dense, hybrid and hybrid-cv (the archive and own corpora).
     General,
     /// The configurations of the Chroma report's all-MiniLM-L6-v2 table that chunklab can
     /// express, plus chunklab's own strategies at the same size; dense.
@@ -32,7 +32,9 @@ pub fn default_sweep(which: DefaultSweep, model: &str, k: usize) -> Vec<Config> 
             // Docling's `contextualize` and LlamaIndex's header metadata do; without the path,
             // and one section per chunk (small sections alone), stay as BM25 rows.
             // Semantic and late chunking (which embed while chunking) are in `--config` sweeps.
-            let all = vec![Mode::Bm25, Mode::Dense, Mode::Hybrid];
+            // `hybrid-cv` reuses the hybrid rows' candidates: the fusion weight the queries
+            // support, held out, beside equal weight.
+            let all = vec![Mode::Bm25, Mode::Dense, Mode::Hybrid, Mode::HybridCv];
             let mut sliding = ChunkSpec::new("sliding", 1024).with_overlap(256);
             sliding.stride = Some(768);
             sliding.overlap = 0;
