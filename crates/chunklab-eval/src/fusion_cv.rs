@@ -4,14 +4,14 @@
 //! Chroma set BM25 alone beats the equal-weight hybrid). This mode keeps the fusion the index
 //! runs — [`chunklab_index::fusion::rrf`] over each retriever's candidates at the depth hybrid
 //! search uses — and learns only its weights, honestly: the queries are split into [`FOLDS`]
-//! folds (a fixed-seed shuffle); for each fold, the weight of [`GRID`] with the best mean
-//! ranking metric on the *other* folds is applied to the fold's queries. The row reports those
-//! held-out results, so its metric and interval are an estimate for new queries, not the best
-//! of seven tries. Each step of fusion must earn its place, simplest first: a training set
-//! keeps its better single retriever unless equal-weight fusion beats it, and that unless a
-//! tuned weight beats it in turn, each by more than one standard error of the paired
-//! difference (the one-standard-error rule of model selection, Breiman et al. 1984). A gain
-//! that a handful of queries could make or unmake does not replace the simpler choice. The weight chosen on all queries is the one a user passes to
+//! folds (a fixed-seed shuffle); for each fold, a weight of [`GRID`] is chosen on the *other*
+//! folds by [`choose`] and applied to the fold's queries. The row reports those held-out
+//! results, so its metric and interval are an estimate for new queries, not the best of seven
+//! tries. Each step of fusion must earn its place, simplest first, by beating the simpler
+//! choice by more than one standard error of the paired difference (the one-standard-error rule
+//! of model selection, Breiman et al. 1984): a gain that a handful of queries could make or
+//! unmake does not replace the simpler choice. The weight chosen on all queries is the one a
+//! user passes to
 //! `chunklab search --mode hybrid --bm25-weight B --dense-weight D` (or a sweep's `bm25_weight`
 //! / `dense_weight`). Queries that name an identifier get BM25's weight multiplied by the search
 //! default [`identifier_boost`](chunklab_pipeline::search::SearchConfig::identifier_boost) on
@@ -140,7 +140,7 @@ pub fn cross_validate(scores: &[Vec<f64>], folds: usize, seed: u64) -> Folds {
 /// single retriever (by mean; BM25 on a tie) where one beats the other, else equal weight
 /// (parameter-free RRF: with two retrievers of the same quality, fusing them is the robust
 /// default, and picking one by its mean would flip from fold to fold); equal weight replaces a
-/// single retriever it beats; then the best other weight (ties: [`PREFERENCE`] order) replaces
+/// single retriever it beats; then the best other weight (ties: the one closest to equal) replaces
 /// the choice so far if it beats it. Queries where either score is NaN do not count.
 pub fn choose(scores: &[Vec<f64>], train: &dyn Fn(usize) -> bool) -> usize {
     let n = scores.first().map_or(0, Vec::len);
@@ -208,8 +208,8 @@ pub fn choose(scores: &[Vec<f64>], train: &dyn Fn(usize) -> bool) -> usize {
 /// Retrieve every query of a `hybrid-cv` configuration: each query's BM25 and dense candidates
 /// from `collection` once, fused with every weight of [`GRID`] and scored on `metric`; then the
 /// held-out choice per query. `metric` is a [`METRICS`](crate::result::METRICS) name (default:
-/// `recall` where the queries have spans, else `doc_recall`). Returns each query's chunk numbers, its retrieval time (both
-/// searches and the fusion) and the choice.
+/// `recall` where the queries have spans, else `doc_recall`). Returns each query's chunk
+/// numbers, its retrieval time (both searches and the fusion) and the choice.
 #[allow(clippy::too_many_arguments)]
 pub fn retrieve(
     collection: &Collection,
