@@ -2,9 +2,9 @@
 //!
 //! Weights are read with candle (safetensors, any float dtype); the forward pass runs on plain
 //! buffers with candle's matrix kernel (the `gemm` crate) and rayon, which avoids a tensor
-//! allocation and a thread hand-off per elementwise op. On CPUs with AVX-512 VNNI the dense
-//! layers run in int8 ([`Precision`], [`crate::int8`]); attention, softmax, GELU and the layer
-//! norms stay f32.
+//! allocation and a thread hand-off per elementwise op. On CPUs with AVX-512 VNNI or AVX2 the
+//! dense layers run in int8 ([`Precision`], [`crate::int8`]); attention, softmax, GELU and the
+//! layer norms stay f32.
 //!
 //! Batches are *packed*: the tokens of all sequences are stacked into one `(tokens, hidden)`
 //! matrix for the dense layers, and attention runs per sequence and head, in parallel. Nothing
@@ -99,13 +99,13 @@ pub enum Precision {
     /// Float32 throughout (candle's gemm kernel).
     F32,
     /// Int8 dense layers (weights quantized per output and group of 64 inputs, activations per
-    /// token and group, exact i32 accumulation), f32 everywhere else. Needs AVX-512 VNNI; every reference vector stays
+    /// token and group, exact i32 accumulation), f32 everywhere else. Needs AVX-512 VNNI or AVX2 (the same vectors on both); every reference vector stays
     /// at cosine ≥ 0.999 to the f32 path (tests/int8.rs).
     Int8,
 }
 
 impl Precision {
-    /// What a model loads with: [`Precision::Int8`] where the CPU has AVX-512 VNNI, unless the
+    /// What a model loads with: [`Precision::Int8`] where the CPU has AVX-512 VNNI or AVX2, unless the
     /// environment variable `CHUNKLAB_EMBED_PRECISION` is `f32`.
     pub fn auto() -> Self {
         let forced_f32 = std::env::var("CHUNKLAB_EMBED_PRECISION")
@@ -370,12 +370,12 @@ impl BertModel {
         self.precision
     }
 
-    /// Compute in `precision` from now on. Fails for [`Precision::Int8`] on a CPU without
-    /// AVX-512 VNNI.
+    /// Compute in `precision` from now on. Fails for [`Precision::Int8`] on a CPU with neither
+    /// AVX-512 VNNI nor AVX2.
     pub fn set_precision(&mut self, precision: Precision) -> Result<()> {
         if precision == Precision::Int8 && !crate::int8::supported() {
             return Err(Error::Unsupported(
-                "int8 precision needs a CPU with AVX-512 VNNI".into(),
+                "int8 precision needs a CPU with AVX-512 VNNI or AVX2 and FMA".into(),
             ));
         }
         self.precision = precision;

@@ -131,7 +131,7 @@ impl BertEmbedder {
         self.model.precision()
     }
 
-    /// Compute in `precision` from now on (int8 needs AVX-512 VNNI).
+    /// Compute in `precision` from now on (int8 needs AVX-512 VNNI or AVX2).
     pub fn set_precision(&mut self, precision: Precision) -> Result<()> {
         self.model.set_precision(precision)
     }

@@ -73,7 +73,7 @@ pub enum Error {
         "the query is empty (no tokens after tokenization); give a query with at least one word"
     )]
     EmptyQuery,
-    /// The CPU lacks what a requested setting needs (int8 precision without AVX-512 VNNI).
+    /// The CPU lacks what a requested setting needs (int8 precision without AVX-512 VNNI or AVX2).
     #[error("{0}")]
     Unsupported(String),
     /// The tensor runtime failed (shape mismatch, out of memory ...).

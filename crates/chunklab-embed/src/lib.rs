@@ -162,7 +162,7 @@ pub struct LoadOptions {
     /// Cache root; [`fetch::home_dir`] when `None`.
     pub home: Option<PathBuf>,
     /// How BERT models compute; [`Precision::auto`] when `None` (int8 on CPUs with AVX-512
-    /// VNNI). Asking for int8 on another CPU is an error.
+    /// VNNI or AVX2). Asking for int8 on another CPU is an error.
     pub precision: Option<Precision>,
 }
 
