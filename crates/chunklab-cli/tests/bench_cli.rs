@@ -208,6 +208,23 @@ fn dense_and_hybrid_with_the_real_model() {
     assert!(out.status.success(), "{}", stderr(&out));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["model"], "minilm");
+    // The notes name the vectors the dense rows were scored with, precision included.
+    let int8 =
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
+    let vectors = if int8 {
+        "vectors: minilm@int8 ("
+    } else {
+        "vectors: minilm ("
+    };
+    assert!(
+        v["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with(vectors)),
+        "{}",
+        v["notes"]
+    );
     let dense = &v["rows"][0];
     assert_eq!(dense["mode"], "dense");
     assert!(dense["cost"]["tokens_embedded"].as_u64().unwrap() > 20);

@@ -109,6 +109,17 @@ pub fn run(
     let groups = group_configs(configs);
     let mut rows: Vec<Option<Row>> = vec![None; configs.len()];
     let mut notes = Vec::new();
+    // Which vectors the dense rows were scored with: the same model in another precision (int8
+    // on CPUs with AVX-512 VNNI or AVX2, f32 elsewhere or with CHUNKLAB_EMBED_PRECISION=f32)
+    // moves them by a point or so.
+    let mut vectors: Vec<String> = res.models.values().map(|m| m.cache_id()).collect();
+    if !vectors.is_empty() {
+        vectors.sort();
+        notes.push(format!(
+            "vectors: {} (`@int8`: int8 dense layers, the same vectors on any CPU with AVX-512 VNNI or AVX2; `CHUNKLAB_EMBED_PRECISION=f32` for f32)",
+            vectors.join(", ")
+        ));
+    }
     for (gi, group) in groups.iter().enumerate() {
         let step = format!("[{}/{}]", gi + 1, groups.len());
         res.run_group(&step, group, &mut rows, &mut notes)?;
