@@ -5,6 +5,8 @@
 use chunklab_core::strategies::build;
 use chunklab_core::ChunkConfig;
 use chunklab_core::{CharSizer, Sizer};
+use chunklab_parse::markdown::parse_markdown;
+use chunklab_parse::Limits;
 use chunklab_tokenizers::Tiktoken;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::path::PathBuf;
@@ -74,6 +76,58 @@ fn bench(c: &mut Criterion) {
     }
     g.bench_function("tokenize_once_cl100k", |b| b.iter(|| cl100k.measure(&text)));
     g.finish();
+
+    // Markdown heading-aware chunking, the parse included (what `chunklab chunk doc.md
+    // --strategy headings` and bench/peers.sh's markdown case do per file).
+    let markdown = markdown_corpus();
+    let mut g = c.benchmark_group("markdown");
+    g.throughput(Throughput::Bytes(
+        markdown.iter().map(|d| d.len() as u64).sum(),
+    ));
+    g.sample_size(10);
+    let headings = ChunkConfig::new("headings".parse().unwrap(), 2000);
+    let headings = build(&headings, Arc::new(CharSizer), None).unwrap();
+    g.bench_function("parse_and_headings_2000_chars", |b| {
+        b.iter(|| {
+            markdown
+                .iter()
+                .map(|d| {
+                    let parsed = parse_markdown(d, &Limits::default());
+                    headings.chunk_parsed(&parsed).unwrap().len()
+                })
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("parse_only", |b| {
+        b.iter(|| {
+            markdown
+                .iter()
+                .map(|d| parse_markdown(d, &Limits::default()).elements.len())
+                .sum::<usize>()
+        })
+    });
+    g.finish();
+}
+
+/// The repository's own Markdown (README, ARCHITECTURE and docs/*.md: real headings, lists,
+/// tables and code), as separate documents, repeated to about 2 MB.
+fn markdown_corpus() -> Vec<String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut paths = vec![root.join("README.md"), root.join("ARCHITECTURE.md")];
+    let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    paths.extend(docs);
+    let one: Vec<String> = paths
+        .iter()
+        .map(|p| std::fs::read_to_string(p).expect("markdown file"))
+        .collect();
+    let bytes: usize = one.iter().map(String::len).sum();
+    let reps = (2_000_000 / bytes.max(1)).max(1);
+    (0..reps).flat_map(|_| one.iter().cloned()).collect()
 }
 
 fn opts(strategy: &str, size: usize, overlap: usize) -> ChunkConfig {
