@@ -493,17 +493,14 @@ mod avx2 {
             .chunks_exact(2)
             .map(|p| p[0] as u32 | (p[1] as u32) << 16)
             .collect();
+        // Blocks of 8 come in pairs (outputs are padded to whole blocks of 16), so every tile
+        // is a whole TILE_BLOCKS wide.
         let blocks = q.blocks * (BLOCK / LANES8);
+        debug_assert_eq!(blocks % TILE_BLOCKS, 0);
         let mut r = 0;
         while r < valid {
-            let mut b = 0;
-            while b + TILE_BLOCKS <= blocks {
+            for b in (0..blocks).step_by(TILE_BLOCKS) {
                 tile::<TILE_ROWS, TILE_BLOCKS>(q, w, &x, rows, r, b, valid, out);
-                b += TILE_BLOCKS;
-            }
-            while b < blocks {
-                tile::<TILE_ROWS, 1>(q, w, &x, rows, r, b, valid, out);
-                b += 1;
             }
             r += TILE_ROWS;
         }
