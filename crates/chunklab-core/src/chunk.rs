@@ -175,7 +175,25 @@ pub struct IdInput<'a> {
 /// `hash_many`, grouped by their position (the chunk counter); the last chunk of each input and
 /// the tree above the chunks are finished one input at a time (`blake3::hazmat`). Inputs of at
 /// most one BLAKE3 chunk are hashed as [`chunk_id`] does.
+///
+/// The inputs go through in batches of [`ID_BATCH`], so the copies of the chunks that take in
+/// a header are a bounded buffer reused by the allocator rather than 1 KiB per input held to
+/// the end (for 12,000 ids of 2 KB that was 12 MB of fresh pages, a fifth of the page faults of
+/// `chunklab chunk` on a 20 MB document).
 pub fn chunk_ids(items: &[IdInput<'_>]) -> Vec<String> {
+    let mut ids = Vec::with_capacity(items.len());
+    for batch in items.chunks(ID_BATCH) {
+        ids.extend(chunk_ids_batch(batch));
+    }
+    ids
+}
+
+/// How many inputs [`chunk_ids`] hashes side by side at most: a multiple of every SIMD width
+/// BLAKE3 has (4, 8, 16 lanes).
+const ID_BATCH: usize = 64;
+
+/// [`chunk_ids`] of one batch.
+fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
     use blake3::hazmat::{merge_subtrees_non_root, merge_subtrees_root, HasherExt, Mode};
     use blake3::CHUNK_LEN;
     type Cv = [u8; 32];
