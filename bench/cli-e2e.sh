@@ -63,12 +63,14 @@ echo "git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates || echo
 for FORMAT in jsonl langchain llamaindex; do
   ours=(); theirs=()
   for _ in $(seq "$RUNS"); do
+    sync   # the previous run's output is written back before this one is timed
     s=$(date +%s.%N)
     "$BIN" chunk "$INPUT" --strategy recursive --compat langchain --size 2000 --overlap 200 \
         --format "$FORMAT" -q > "$WORK/out.$FORMAT"
     e=$(date +%s.%N)
     ours+=("$(echo "$e - $s" | bc -l)")
     if [ "$FORMAT" = jsonl ]; then   # the LangChain side is the same for every format
+      sync
       read -r t n < <("$PY" "$WORK/lc.py" "$INPUT" "$WORK/lc.jsonl")
       theirs+=("$t")
     fi
