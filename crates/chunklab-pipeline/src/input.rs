@@ -337,9 +337,7 @@ pub fn read(input: &Input) -> Result<Raw, Skip> {
                 )));
             }
             if len < READ_BELOW {
-                let mut bytes = Vec::with_capacity(len as usize);
-                let mut file = file;
-                file.read_to_end(&mut bytes)
+                let bytes = read_small(file, len as usize)
                     .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?;
                 return Ok(Raw::Read(bytes));
             }
@@ -352,6 +350,30 @@ pub fn read(input: &Input) -> Result<Raw, Skip> {
             Ok(Raw::Mapped(map))
         }
     }
+}
+
+/// Read a file of about `len` bytes (its length a moment ago) whole: open, fstat (the
+/// caller's), one read of `len` bytes, one read that finds the end, close. `File::read_to_end`
+/// would ask the file for its length and position again (`statx`, `lseek`), and a read without
+/// that hint starts at 8 KiB a call; for the corpus's 8,073 small files that was 8,000 syscalls
+/// more. Whatever the file holds when read is read, grown or shrunk.
+fn read_small(mut file: std::fs::File, len: usize) -> std::io::Result<Vec<u8>> {
+    let mut bytes = vec![0u8; len];
+    let mut filled = 0;
+    while filled < len {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
+    if filled == len {
+        // Grown since? `Take` reads on without asking for the length again.
+        file.take(u64::MAX).read_to_end(&mut bytes)?;
+    }
+    Ok(bytes)
 }
 
 /// The most a stream (stdin, a pipe, a device) may give; a file of any size up to 4 GiB is
@@ -555,5 +577,22 @@ mod tests {
             .map(|_| ())
             .map_err(|e| e.valid_up_to());
         assert_eq!(check_utf8(&b), want);
+    }
+
+    /// `read_small` reads what the file holds whatever length it was told: exactly, a file that
+    /// grew since (told less) and one that shrank (told more), around the sizes of its reads.
+    #[test]
+    fn small_reads_take_what_the_file_holds() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for size in [1usize, 31, 32, 33, 8191, 8192, 8193, 100_000] {
+            let want: Vec<u8> = (0..size).map(|i| (i * 7 % 251) as u8).collect();
+            let path = dir.path().join(format!("f{size}"));
+            std::fs::write(&path, &want).expect("write");
+            for told in [size, size - 1, size / 2, size + 1, size * 2] {
+                let file = std::fs::File::open(&path).expect("open");
+                let got = super::read_small(file, told).expect("read");
+                assert_eq!(got, want, "size {size}, told {told}");
+            }
+        }
     }
 }
