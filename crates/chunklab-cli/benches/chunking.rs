@@ -1,7 +1,10 @@
 //! `cargo bench -p chunklab`: throughput of the main strategies on real text (the LangChain golden
-//! inputs from ../shared when present, else the bundled samples), one thread. Side-by-side
+//! inputs from ../shared when present, else the bundled samples), one thread except for the
+//! `langchain` cases, whose pieces are found and merged on all cores (`RAYON_NUM_THREADS=1`
+//! for one). Side-by-side
 //! comparisons with the Python peers live in bench/peers.sh and docs/PERFORMANCE.md.
 
+use chunklab_core::config::Compat;
 use chunklab_core::strategies::build;
 use chunklab_core::ChunkConfig;
 use chunklab_core::{CharSizer, Sizer};
@@ -49,6 +52,11 @@ fn bench(c: &mut Criterion) {
             chars.clone(),
         ),
         (
+            "recursive_langchain_2000_200_chars",
+            langchain(opts("recursive", 2000, 200)),
+            chars.clone(),
+        ),
+        (
             "fixed_1000_100_chars",
             opts("fixed", 1000, 100),
             chars.clone(),
@@ -67,6 +75,11 @@ fn bench(c: &mut Criterion) {
         (
             "recursive_512_64_cl100k",
             opts("recursive", 512, 64),
+            cl100k.clone(),
+        ),
+        (
+            "recursive_langchain_512_64_cl100k",
+            langchain(opts("recursive", 512, 64)),
             cl100k.clone(),
         ),
     ];
@@ -134,6 +147,13 @@ fn opts(strategy: &str, size: usize, overlap: usize) -> ChunkConfig {
     ChunkConfig {
         overlap,
         ..ChunkConfig::new(strategy.parse().unwrap(), size)
+    }
+}
+
+fn langchain(config: ChunkConfig) -> ChunkConfig {
+    ChunkConfig {
+        compat: Compat::LangChain,
+        ..config
     }
 }
 

@@ -35,8 +35,13 @@ use crate::chunker::Chunker;
 use crate::error::{Error, Result};
 use crate::sizer::{Measure, Sizer, MAX_DOCUMENT_BYTES};
 use crate::text::{ascii_prefix_len, count_chars, floor_char_boundary, strip_span};
+use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::sync::Arc;
+
+/// LangChain mode finds a text's pieces on all cores in blocks of about this many bytes when the
+/// text holds at least two.
+const PARALLEL_BLOCK: usize = 1 << 18;
 
 /// Recursive separator splitting with merging up to a size limit.
 ///
@@ -209,11 +214,10 @@ impl Chunker for Recursive {
         if text.len() > MAX_DOCUMENT_BYTES {
             return Err(Error::TooLarge(text.len()));
         }
-        let mut out = Vec::new();
         if self.langchain {
-            self.lc_split(text, 0, text.len(), &self.separators, &mut out)?;
-            return Ok(out);
+            return self.lc_spans(text, PARALLEL_BLOCK);
         }
+        let out = Vec::new();
         let measure = self.sizer.measure(text);
         let mut plan = Native {
             text,
@@ -241,6 +245,89 @@ impl Chunker for Recursive {
 type LcSplit = (usize, usize, usize);
 
 impl Recursive {
+    /// `RecursiveCharacterTextSplitter.split_text` on the whole text. A large text whose first
+    /// separator is a literal is cut into blocks at matches that the scan from the start makes
+    /// too ([`Separator::block_cuts`]); the blocks' pieces are found and counted on all cores,
+    /// and the pieces are merged on all cores in stretches that begin after a piece too big to
+    /// merge (where the merge starts afresh). The spans are those of the serial split.
+    fn lc_spans(&self, text: &str, block: usize) -> Result<Vec<Span>> {
+        let mut out = Vec::new();
+        let cuts = if rayon::current_num_threads() > 1 && text.len() >= 2 * block {
+            let (sep, _, _) = self.lc_choose(text, &self.separators)?;
+            sep.block_cuts(text, block, self.keep)
+        } else {
+            None
+        };
+        let Some(cuts) = cuts.filter(|c| c.len() > 2) else {
+            self.lc_split(text, 0, text.len(), &self.separators, &mut out)?;
+            return Ok(out);
+        };
+        let (sep, rest, _) = self.lc_choose(text, &self.separators)?;
+        let blocks: Vec<Vec<LcSplit>> = cuts
+            .par_windows(2)
+            .map(|w| self.lc_counted(text, w[0], sep.pieces(&text[w[0]..w[1]], self.keep)))
+            .collect::<Result<_>>()?;
+        let splits = blocks.concat();
+        // Stretches of about `block` bytes, each ending after a piece that is not merged.
+        let mut stretches = Vec::new();
+        let mut from = 0;
+        for (i, &(_, e, len)) in splits.iter().enumerate() {
+            if len >= self.size && e - splits[from].0 >= block {
+                stretches.push(from..i + 1);
+                from = i + 1;
+            }
+        }
+        stretches.push(from..splits.len());
+        let sep_len = self.lc_sep_len(sep);
+        let parts: Vec<Vec<Span>> = stretches
+            .into_par_iter()
+            .map(|r| {
+                let mut out = Vec::new();
+                self.lc_pieces(text, &splits[r], rest, sep_len, &mut out)?;
+                Ok(out)
+            })
+            .collect::<Result<_>>()?;
+        Ok(parts.concat())
+    }
+
+    /// The separator `_split_text` cuts `hay` with (the first that occurs, Python `re.search`;
+    /// `""` always does), the separators below it, and its pieces of `hay`.
+    fn lc_choose<'a>(
+        &'a self,
+        hay: &'a str,
+        seps: &'a [Separator],
+    ) -> Result<(&'a Separator, &'a [Separator], Pieces<'a>)> {
+        for (i, sep) in seps.iter().enumerate() {
+            if sep.is_chars() {
+                return Ok((sep, &[], sep.pieces(hay, self.keep)));
+            }
+            if let Some(pieces) = sep.pieces_if_occurs(hay, self.keep)? {
+                return Ok((sep, &seps[i + 1..], pieces));
+            }
+        }
+        let last = &seps[seps.len() - 1];
+        Ok((last, &[], last.pieces(hay, self.keep)))
+    }
+
+    /// What LangChain counts for the separator between merged pieces: its length when it is
+    /// dropped, nothing when the pieces keep it.
+    fn lc_sep_len(&self, sep: &Separator) -> usize {
+        match sep.keep.unwrap_or(self.keep) {
+            KeepSeparator::Drop => self.sizer.count(&sep.source),
+            _ => 0,
+        }
+    }
+
+    /// The pieces of `text[start..]` that `pieces` finds, each with its count on its own.
+    fn lc_counted(&self, text: &str, start: usize, mut pieces: Pieces) -> Result<Vec<LcSplit>> {
+        let mut splits = Vec::new();
+        while let Some((s, e)) = pieces.next_piece()? {
+            let (s, e) = (start + s, start + e);
+            splits.push((s, e, self.sizer.count(&text[s..e])));
+        }
+        Ok(splits)
+    }
+
     /// `RecursiveCharacterTextSplitter._split_text` on `text[start..end]`.
     fn lc_split(
         &self,
@@ -250,39 +337,28 @@ impl Recursive {
         seps: &[Separator],
         out: &mut Vec<Span>,
     ) -> Result<()> {
-        let hay = &text[start..end];
-        // The first separator that occurs (Python `re.search`); `""` always wins.
-        let mut chosen = seps.len() - 1;
-        let mut rest: &[Separator] = &[];
-        let mut found = None;
-        for (i, sep) in seps.iter().enumerate() {
-            if sep.is_chars() {
-                chosen = i;
-                break;
-            }
-            if let Some(pieces) = sep.pieces_if_occurs(hay, self.keep)? {
-                chosen = i;
-                rest = &seps[i + 1..];
-                found = Some(pieces);
-                break;
-            }
-        }
-        let sep = &seps[chosen];
-        let sep_len = match sep.keep.unwrap_or(self.keep) {
-            KeepSeparator::Drop => self.sizer.count(&sep.source),
-            _ => 0,
-        };
-        let mut good: Vec<LcSplit> = Vec::new();
-        let mut pieces = found.unwrap_or_else(|| sep.pieces(hay, self.keep));
-        while let Some((s, e)) = pieces.next_piece()? {
-            let (s, e) = (start + s, start + e);
-            let len = self.sizer.count(&text[s..e]);
+        let (sep, rest, pieces) = self.lc_choose(&text[start..end], seps)?;
+        let splits = self.lc_counted(text, start, pieces)?;
+        self.lc_pieces(text, &splits, rest, self.lc_sep_len(sep), out)
+    }
+
+    /// The chunks of consecutive pieces of one level: pieces under the size are merged, a larger
+    /// piece is cut with the separators below (`rest`), or kept as it is when there are none.
+    fn lc_pieces(
+        &self,
+        text: &str,
+        splits: &[LcSplit],
+        rest: &[Separator],
+        sep_len: usize,
+        out: &mut Vec<Span>,
+    ) -> Result<()> {
+        let mut good = 0; // splits[good..i] are waiting to be merged
+        for (i, &(s, e, len)) in splits.iter().enumerate() {
             if len < self.size {
-                good.push((s, e, len));
                 continue;
             }
-            self.lc_merge(text, &good, sep_len, out);
-            good.clear();
+            self.lc_merge(text, &splits[good..i], sep_len, out);
+            good = i + 1;
             if rest.is_empty() {
                 // LangChain appends the piece as is, unstripped.
                 out.push(Span::new(s, e, len));
@@ -290,7 +366,7 @@ impl Recursive {
                 self.lc_split(text, s, e, rest, out)?;
             }
         }
-        self.lc_merge(text, &good, sep_len, out);
+        self.lc_merge(text, &splits[good..], sep_len, out);
         Ok(())
     }
 
@@ -1022,12 +1098,51 @@ mod tests {
         }
     }
 
+    /// LangChain spans of `text` cut in blocks of `block` bytes on two threads, and on one.
+    fn lc_both(chunker: &Recursive, text: &str, block: usize) -> (Vec<Span>, Vec<Span>) {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let blocks = pool.install(|| chunker.lc_spans(text, block)).unwrap();
+        let mut serial = Vec::new();
+        let seps = &chunker.separators;
+        chunker
+            .lc_split(text, 0, text.len(), seps, &mut serial)
+            .unwrap();
+        (blocks, serial)
+    }
+
+    #[test]
+    fn langchain_blocks_are_the_serial_split() {
+        // Runs of blank lines of every parity, a self-overlapping custom separator, keep modes.
+        let text = "Artikel 1\n\nDe raad.\n\n\nHet college.\n\n\n\nSlot één.\n".repeat(40);
+        for keep in [
+            KeepSeparator::Start,
+            KeepSeparator::End,
+            KeepSeparator::Drop,
+        ] {
+            for seps in [&["\n\n", "\n", " ", ""][..], &["\n\n\n", "aa", ""][..]] {
+                for (size, overlap) in [(12, 4), (30, 0), (200, 50)] {
+                    let chunker = lc(size, overlap)
+                        .with_separators(seps, false)
+                        .unwrap()
+                        .with_keep_separator(keep);
+                    let (blocks, serial) = lc_both(&chunker, &text, 16);
+                    assert!(serial.len() > 5);
+                    assert_eq!(blocks, serial, "{keep:?} {seps:?} {size}/{overlap}");
+                }
+            }
+        }
+    }
+
     proptest! {
         #[test]
         fn native_invariants_hold_on_random_text(
             text in "[a-cé😀 .,;!?\n\r\t]{0,300}",
             size in 1usize..40,
             overlap_pct in 0usize..100,
+            block in 1usize..40,
         ) {
             let overlap = size * overlap_pct / 100;
             check_native(Arc::new(CharSizer), &text, size, overlap);
@@ -1035,6 +1150,14 @@ mod tests {
             check_native(Arc::new(Pairs), &text, size.max(2), overlap);
             if size >= 5 {
                 check_native(Arc::new(Specials), &text, size, overlap);
+            }
+            for keep in [KeepSeparator::Start, KeepSeparator::End, KeepSeparator::Drop] {
+                let chunker = lc(size, overlap).with_keep_separator(keep);
+                let (blocks, serial) = lc_both(&chunker, &text, block);
+                prop_assert_eq!(blocks, serial);
+                let chunker = chunker.with_separators(&["aa", "\n", ""], false).unwrap();
+                let (blocks, serial) = lc_both(&chunker, &text, block);
+                prop_assert_eq!(blocks, serial);
             }
             for s in lc(size, overlap).spans(&text).unwrap() {
                 prop_assert!(text.is_char_boundary(s.start) && text.is_char_boundary(s.end));

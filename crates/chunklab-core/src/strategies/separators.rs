@@ -359,6 +359,47 @@ impl Separator {
         }
     }
 
+    /// Where `hay` can be cut into blocks of at least `block` bytes (the first cut is 0, the
+    /// last `hay.len()`) so that the pieces of each block, offset by its start, are the pieces
+    /// of `hay`. Only for a literal separator (`None` for any other): a block begins at a match
+    /// that the scan from the start makes too, because no match starts less than a separator's
+    /// length before it; before that match with `keep` start or none, after it with end.
+    pub(crate) fn block_cuts(
+        &self,
+        hay: &str,
+        block: usize,
+        keep: KeepSeparator,
+    ) -> Option<Vec<usize>> {
+        let Pattern::Literal(f) = &self.pattern else {
+            return None;
+        };
+        let (b, n) = (hay.as_bytes(), f.needle().len());
+        let mut cuts = vec![0];
+        let mut from = block;
+        while from < b.len() {
+            let Some(at) = f.find(&b[from..]).map(|i| from + i) else {
+                break;
+            };
+            let lo = at.saturating_sub(n - 1);
+            if f.find(&b[lo..at + n - 1]).is_some() {
+                // A match starts inside the separator's length before: the scan may pass `at`.
+                from = at + 1;
+                continue;
+            }
+            let cut = match self.keep.unwrap_or(keep) {
+                KeepSeparator::End => at + n,
+                KeepSeparator::Start | KeepSeparator::Drop => at,
+            };
+            if hay.len() - cut < block {
+                break;
+            }
+            cuts.push(cut);
+            from = cut + block;
+        }
+        cuts.push(hay.len());
+        Some(cuts)
+    }
+
     /// [`Separator::pieces`] of `hay` if the separator occurs in it (Python `re.search`),
     /// with one search for both: the first match found by the test is the first cut.
     pub(crate) fn pieces_if_occurs<'a>(
