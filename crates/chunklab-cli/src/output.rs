@@ -6,6 +6,7 @@ use chunklab_core::Chunk;
 use rayon::prelude::*;
 use serde_json::Value;
 use std::io::{self, Write};
+use std::sync::mpsc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -127,15 +128,17 @@ impl ChunkWriter {
     }
 
     /// Render `range` of `chunks` and write it to `w`, a wave of pieces at a time (about
-    /// [`WAVE_PIECES`] pieces per core rendered in parallel): while one wave is written the next
-    /// is rendered, in two sets of buffers used over and over. `bufs` holds them between calls.
+    /// [`WAVE_PIECES`] pieces per core rendered in parallel): one thread renders wave after wave
+    /// on all cores, up to [`WAVES_AHEAD`] waves ahead of the one being written, while this
+    /// thread writes them in order, so neither waits for the other wave by wave. Sets of
+    /// buffers are used over and over; `bufs` holds them between calls.
     pub fn render_and_write(
         &mut self,
         w: &mut dyn Write,
         chunks: &[Chunk<'_>],
         embeddings: Option<&[Vec<f32>]>,
         range: std::ops::Range<usize>,
-        bufs: &mut [Vec<Vec<u8>>; 2],
+        bufs: &mut Vec<Vec<Vec<u8>>>,
     ) -> io::Result<()> {
         let wave = PIECE_BYTES * WAVE_PIECES * rayon::current_num_threads();
         let mut waves = Vec::new();
@@ -149,32 +152,40 @@ impl ChunkWriter {
             waves.push(start..end);
             start = end;
         }
-        let Some(first) = waves.first() else {
+        if waves.is_empty() {
             return Ok(());
-        };
+        }
         let renderer = ChunkWriter::new(self.format, &self.unit);
-        let [ready, next] = bufs;
-        let mut counts = renderer.render_pieces(chunks, embeddings, first.clone(), ready)?;
-        for k in 0..waves.len() {
-            let rendered = std::thread::scope(|scope| -> io::Result<Option<Vec<usize>>> {
-                let upcoming = waves.get(k + 1).map(|r| {
-                    let (renderer, next) = (&renderer, &mut *next);
-                    let r = r.clone();
-                    scope.spawn(move || renderer.render_pieces(chunks, embeddings, r, next))
-                });
-                for (buf, &n) in ready.iter().zip(&counts) {
+        let (free_tx, free_rx) = mpsc::channel::<Vec<Vec<u8>>>();
+        for set in bufs.drain(..) {
+            free_tx.send(set).expect("the receiver is here");
+        }
+        std::thread::scope(|scope| -> io::Result<()> {
+            let (done_tx, done_rx) = mpsc::sync_channel(WAVES_AHEAD);
+            let (renderer, waves) = (&renderer, &waves);
+            let rendering = scope.spawn(move || {
+                for r in waves {
+                    let mut set = free_rx.try_recv().unwrap_or_default();
+                    let rendered = renderer.render_pieces(chunks, embeddings, r.clone(), &mut set);
+                    let failed = rendered.is_err();
+                    // The writer stops listening when a write fails.
+                    if done_tx.send(rendered.map(|counts| (set, counts))).is_err() || failed {
+                        break;
+                    }
+                }
+                free_rx
+            });
+            for rendered in done_rx.iter() {
+                let (set, counts) = rendered?;
+                for (buf, &n) in set.iter().zip(&counts) {
                     self.write(w, buf, n)?;
                 }
-                upcoming
-                    .map(|h| h.join().expect("rendering does not panic"))
-                    .transpose()
-            })?;
-            if let Some(c) = rendered {
-                counts = c;
-                std::mem::swap(ready, next);
+                free_tx.send(set).ok();
             }
-        }
-        Ok(())
+            let free_rx = rendering.join().expect("rendering does not panic");
+            bufs.extend(free_rx.try_iter());
+            Ok(())
+        })
     }
 
     /// Write a rendered buffer; for `Json`, fixes up the separating commas.
@@ -403,11 +414,14 @@ impl ChunkWriter {
     }
 }
 
-/// About how much chunk text one piece of [`ChunkWriter::render_pieces`] holds. The two sets of
-/// buffers hold `2 * WAVE_PIECES * cores` pieces, each first touched once: at 1 MiB that was
-/// about 2,600 page faults (10 MB of fresh pages) for a 20 MB document; at 256 KiB it is a
-/// quarter of that, and writes of 256 KiB cost no more per byte.
+/// About how much chunk text one piece of [`ChunkWriter::render_pieces`] holds. The sets of
+/// buffers hold `(WAVES_AHEAD + 2) * WAVE_PIECES * cores` pieces, each first touched once: with
+/// two sets at 1 MiB that was about 2,600 page faults (10 MB of fresh pages) for a 20 MB
+/// document; at 256 KiB it is a quarter of that, and writes of 256 KiB cost no more per byte.
 pub const PIECE_BYTES: usize = 1 << 18;
+/// Waves [`ChunkWriter::render_and_write`] renders ahead of the one being written (so three
+/// sets of buffers are in use: written, waiting, being rendered).
+pub const WAVES_AHEAD: usize = 1;
 /// Pieces per core in one wave of [`ChunkWriter::render_and_write`].
 pub const WAVE_PIECES: usize = 2;
 
@@ -827,8 +841,10 @@ mod tests {
     #[test]
     fn pieces_split_big_ranges_in_order() {
         let text = "x".repeat(PIECE_BYTES / 3);
-        let chunks: Vec<Chunk<'_>> = (0..10)
-            .map(|i| chunk(&text, i, 10, ChunkMeta::default()))
+        // Several waves on any number of cores up to 4.
+        let n = 3 * 4 * WAVE_PIECES * 4;
+        let chunks: Vec<Chunk<'_>> = (0..n)
+            .map(|i| chunk(&text, i, n, ChunkMeta::default()))
             .collect();
         for format in [Format::Json, Format::Llamaindex] {
             let mut w = ChunkWriter::new(format, "chars");
@@ -840,21 +856,60 @@ mod tests {
             let mut whole = Vec::new();
             w.render_range(&chunks, None, 2..10, &mut whole).unwrap();
             assert_eq!(bufs[..counts.len()].concat(), whole);
-            // Written in waves: what one buffer written at once gives.
+            // Written in waves, in two calls that reuse the sets of buffers: what one buffer
+            // written at once gives.
             let mut streamed = Vec::new();
             w.begin(&mut streamed).unwrap();
-            let mut sets = [bufs.clone(), Vec::new()];
-            w.render_and_write(&mut streamed, &chunks, None, 0..10, &mut sets)
-                .unwrap();
+            let mut sets = vec![bufs.clone()];
+            for range in [0..n / 2, n / 2..n] {
+                w.render_and_write(&mut streamed, &chunks, None, range, &mut sets)
+                    .unwrap();
+                assert!(!sets.is_empty() && sets.len() <= WAVES_AHEAD + 2);
+            }
             w.end(&mut streamed).unwrap();
             let mut once = Vec::new();
             let mut v = ChunkWriter::new(format, "chars");
             let mut all = Vec::new();
-            v.render_range(&chunks, None, 0..10, &mut all).unwrap();
+            v.render_range(&chunks, None, 0..n, &mut all).unwrap();
             v.begin(&mut once).unwrap();
-            v.write(&mut once, &all, 10).unwrap();
+            v.write(&mut once, &all, n).unwrap();
             v.end(&mut once).unwrap();
             assert_eq!(streamed, once);
+        }
+    }
+
+    /// A sink that takes `room` bytes, then fails.
+    struct Full {
+        room: usize,
+    }
+    impl Write for Full {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.room == 0 {
+                return Err(io::Error::other("disk full"));
+            }
+            let n = buf.len().min(self.room);
+            self.room -= n;
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failed_write_stops_the_waves() {
+        let text = "x".repeat(PIECE_BYTES / 3);
+        let n = 3 * 4 * WAVE_PIECES * 4;
+        let chunks: Vec<Chunk<'_>> = (0..n)
+            .map(|i| chunk(&text, i, n, ChunkMeta::default()))
+            .collect();
+        for room in [0, PIECE_BYTES, 5 * PIECE_BYTES] {
+            let mut w = ChunkWriter::new(Format::Jsonl, "chars");
+            let mut sets = Vec::new();
+            let err = w
+                .render_and_write(&mut Full { room }, &chunks, None, 0..n, &mut sets)
+                .unwrap_err();
+            assert_eq!(err.to_string(), "disk full");
         }
     }
 }
