@@ -1154,6 +1154,9 @@ mod tests {
             for keep in [KeepSeparator::Start, KeepSeparator::End, KeepSeparator::Drop] {
                 let chunker = lc(size, overlap).with_keep_separator(keep);
                 let (blocks, serial) = lc_both(&chunker, &text, block);
+                for s in &blocks {
+                    prop_assert_eq!(s.tokens, count_chars(&text[s.start..s.end]));
+                }
                 prop_assert_eq!(blocks, serial);
                 let chunker = chunker.with_separators(&["aa", "\n", ""], false).unwrap();
                 let (blocks, serial) = lc_both(&chunker, &text, block);
@@ -1161,6 +1164,7 @@ mod tests {
             }
             for s in lc(size, overlap).spans(&text).unwrap() {
                 prop_assert!(text.is_char_boundary(s.start) && text.is_char_boundary(s.end));
+                prop_assert_eq!(s.tokens, count_chars(&text[s.start..s.end]));
             }
         }
     }
