@@ -838,14 +838,19 @@ mod tests {
         }
     }
 
+    /// Chunks of a third of a piece each, enough for several waves on up to 4 cores.
+    fn wave_chunks(text: &str) -> Vec<Chunk<'_>> {
+        let n = 3 * 4 * WAVE_PIECES * 4;
+        (0..n)
+            .map(|i| chunk(text, i, n, ChunkMeta::default()))
+            .collect()
+    }
+
     #[test]
     fn pieces_split_big_ranges_in_order() {
         let text = "x".repeat(PIECE_BYTES / 3);
-        // Several waves on any number of cores up to 4.
-        let n = 3 * 4 * WAVE_PIECES * 4;
-        let chunks: Vec<Chunk<'_>> = (0..n)
-            .map(|i| chunk(&text, i, n, ChunkMeta::default()))
-            .collect();
+        let chunks = wave_chunks(&text);
+        let n = chunks.len();
         for format in [Format::Json, Format::Llamaindex] {
             let mut w = ChunkWriter::new(format, "chars");
             // Stale bytes in reused buffers must not show.
@@ -899,10 +904,8 @@ mod tests {
     #[test]
     fn a_failed_write_stops_the_waves() {
         let text = "x".repeat(PIECE_BYTES / 3);
-        let n = 3 * 4 * WAVE_PIECES * 4;
-        let chunks: Vec<Chunk<'_>> = (0..n)
-            .map(|i| chunk(&text, i, n, ChunkMeta::default()))
-            .collect();
+        let chunks = wave_chunks(&text);
+        let n = chunks.len();
         for room in [0, PIECE_BYTES, 5 * PIECE_BYTES] {
             let mut w = ChunkWriter::new(Format::Jsonl, "chars");
             let mut sets = Vec::new();
