@@ -251,18 +251,16 @@ impl Recursive {
     /// and the pieces are merged on all cores in stretches that begin after a piece too big to
     /// merge (where the merge starts afresh). The spans are those of the serial split.
     fn lc_spans(&self, text: &str, block: usize) -> Result<Vec<Span>> {
-        let mut out = Vec::new();
-        let cuts = if rayon::current_num_threads() > 1 && text.len() >= 2 * block {
-            let (sep, _, _) = self.lc_choose(text, &self.separators)?;
-            sep.block_cuts(text, block, self.keep)
-        } else {
-            None
-        };
-        let Some(cuts) = cuts.filter(|c| c.len() > 2) else {
+        let (sep, rest, _) = self.lc_choose(text, &self.separators)?;
+        let cuts = (rayon::current_num_threads() > 1 && text.len() >= 2 * block)
+            .then(|| sep.block_cuts(text, block, self.keep))
+            .flatten()
+            .filter(|c| c.len() > 2);
+        let Some(cuts) = cuts else {
+            let mut out = Vec::new();
             self.lc_split(text, 0, text.len(), &self.separators, &mut out)?;
             return Ok(out);
         };
-        let (sep, rest, _) = self.lc_choose(text, &self.separators)?;
         let blocks: Vec<Vec<LcSplit>> = cuts
             .par_windows(2)
             .map(|w| self.lc_counted(text, w[0], sep.pieces(&text[w[0]..w[1]], self.keep)))
