@@ -123,7 +123,8 @@ pub fn collect(paths: &[String], filters: &Filters) -> Result<Vec<Input>> {
         }
         for entry in ignore::WalkBuilder::new(&path)
             .follow_links(true)
-            .sort_by_file_path(|a, b| a.cmp(b))
+            // Siblings share their parent, so their names order them as their paths would.
+            .sort_by_file_name(|a, b| a.cmp(b))
             .build()
         {
             let entry = match entry {
