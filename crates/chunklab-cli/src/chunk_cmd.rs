@@ -142,38 +142,57 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     // Every file's length, once and on all cores: asked one at a time on the main thread, before
     // each batch, they kept the other cores waiting (8,073 `statx` of paths for the corpus).
     let lens: Vec<u64> = inputs.par_iter().map(file_len).collect();
-    let mut i = 0;
-    while i < inputs.len() {
-        let len = lens[i];
-        if len >= LARGE_DOCUMENT {
-            let outcome = if len >= BIG_DOCUMENT {
-                chunk_big(&inputs[i], &pipeline, &mut writer, &mut out)?
-            } else {
-                chunk_large(&inputs[i], &pipeline, &mut writer, &mut out)?
-            };
-            report(&inputs[i], outcome, &mut writer, &mut out)?;
-            i += 1;
-            continue;
-        }
-        let mut j = i;
-        let mut batch_bytes = 0u64;
-        while j < inputs.len() && j - i < BATCH_DOCS && batch_bytes < BATCH_BYTES {
-            let len = lens[j];
-            if len >= LARGE_DOCUMENT {
-                break;
+    let steps = plan(&lens);
+    // Batches of small documents are chunked and rendered on a producer thread (its work runs
+    // on the pool), one batch ahead of this thread, which writes: the writing of one batch
+    // overlaps the chunking of the next, instead of leaving the other cores idle. The channel
+    // holds nothing, so at most two batches are in memory (or a large document and a batch);
+    // it closes when this thread stops.
+    let batches: Vec<_> = steps
+        .iter()
+        .filter_map(|step| match step {
+            Step::Batch(range) => Some(range.clone()),
+            Step::Large(_) => None,
+        })
+        .collect();
+    // Rendering reads only the format; `writer` (which counts what it wrote) stays here.
+    let render = ChunkWriter::new(a.format, &pipeline.unit_name);
+    let (inputs, pipeline) = (&inputs, &pipeline);
+    std::thread::scope(|s| -> Result<()> {
+        let (done, next) = std::sync::mpsc::sync_channel::<Vec<Outcome>>(0);
+        s.spawn(move || {
+            for range in batches {
+                let outcomes = inputs[range]
+                    .par_iter()
+                    .map(|inp| chunk_one(inp, pipeline, &render))
+                    .collect();
+                if done.send(outcomes).is_err() {
+                    break; // the writer stopped on an error
+                }
             }
-            batch_bytes += len;
-            j += 1;
+        });
+        for step in steps {
+            match step {
+                Step::Large(i) => {
+                    let outcome = if lens[i] >= BIG_DOCUMENT {
+                        chunk_big(&inputs[i], pipeline, &mut writer, &mut out)?
+                    } else {
+                        chunk_large(&inputs[i], pipeline, &mut writer, &mut out)?
+                    };
+                    report(&inputs[i], outcome, &mut writer, &mut out)?;
+                }
+                Step::Batch(range) => {
+                    let outcomes = next
+                        .recv()
+                        .context("the chunking thread stopped before its last batch")?;
+                    for (inp, outcome) in inputs[range].iter().zip(outcomes) {
+                        report(inp, outcome, &mut writer, &mut out)?;
+                    }
+                }
+            }
         }
-        let outcomes: Vec<Outcome> = inputs[i..j]
-            .par_iter()
-            .map(|inp| chunk_one(inp, &pipeline, &writer))
-            .collect();
-        for (inp, outcome) in inputs[i..j].iter().zip(outcomes) {
-            report(inp, outcome, &mut writer, &mut out)?;
-        }
-        i = j;
-    }
+        Ok(())
+    })?;
     writer.end(&mut out)?;
     out.flush().context("cannot write output")?;
     if let Some(pb) = &progress {
@@ -204,6 +223,40 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// One step of a run, in input order.
+enum Step {
+    /// A document of at least [`LARGE_DOCUMENT`] bytes, chunked alone on all cores.
+    Large(usize),
+    /// Smaller documents, chunked together, one per core at a time.
+    Batch(std::ops::Range<usize>),
+}
+
+/// Splits the inputs (with these lengths) into steps: each large document alone, the others in
+/// batches of at most [`BATCH_DOCS`] documents and about [`BATCH_BYTES`].
+fn plan(lens: &[u64]) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut i = 0;
+    while i < lens.len() {
+        if lens[i] >= LARGE_DOCUMENT {
+            steps.push(Step::Large(i));
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        let mut batch_bytes = 0u64;
+        while j < lens.len() && j - i < BATCH_DOCS && batch_bytes < BATCH_BYTES {
+            if lens[j] >= LARGE_DOCUMENT {
+                break;
+            }
+            batch_bytes += lens[j];
+            j += 1;
+        }
+        steps.push(Step::Batch(i..j));
+        i = j;
+    }
+    steps
 }
 
 fn warn(pb: Option<&indicatif::ProgressBar>, msg: &str) {

@@ -105,3 +105,67 @@ fn non_utf8_file_names_get_distinct_lossless_ids() {
         BTreeSet::from(["\\xfe.md".to_string(), "\\xff.md".to_string()])
     );
 }
+
+/// A directory of `n` small files `fNNNN.txt` (each naming its number) and, when `large` is
+/// set, one of more than 4 MiB among them: more than two batches of small documents, with a
+/// document chunked alone on all cores between them.
+fn many_files(n: usize, large: Option<usize>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..n {
+        let text = if Some(i) == large {
+            "De raad besluit over windenergie in de gemeente.\n".repeat(90_000)
+        } else {
+            format!("document {i}: {}\n", "tekst ".repeat(i % 40))
+        };
+        std::fs::write(dir.path().join(format!("f{i:04}.txt")), text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn many_batches_and_a_large_document_come_out_in_input_order() {
+    let dir = many_files(1_200, Some(700));
+    let path = dir.path().to_str().unwrap();
+    let args = ["chunk", path, "--strategy", "fixed", "--size", "2000", "-q"];
+    let out = chunklab(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut order: Vec<String> = Vec::new();
+    for c in json_lines(&out) {
+        let id = c["doc_id"].as_str().unwrap();
+        if order.last().map(String::as_str) != Some(id) {
+            order.push(id.to_string());
+        }
+    }
+    let expected: Vec<String> = (0..1_200).map(|i| format!("f{i:04}.txt")).collect();
+    assert_eq!(
+        order, expected,
+        "each document once, contiguous, in path order"
+    );
+    // The same bytes on one thread, where nothing overlaps.
+    let one = chunklab(&[&args[..], &["-j", "1"]].concat());
+    assert!(one.status.success(), "{}", stderr(&one));
+    assert!(out.stdout == one.stdout, "output differs with -j 1");
+}
+
+#[test]
+fn a_write_error_stops_the_run_with_its_cause() {
+    let dir = many_files(1_200, None);
+    for target in [&["-o", "/dev/full"][..], &[]] {
+        let args = [&["chunk", dir.path().to_str().unwrap()][..], target].concat();
+        let out = if target.is_empty() {
+            let full = std::fs::File::options()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            cli!().command().args(&args).stdout(full).output().unwrap()
+        } else {
+            chunklab(&args)
+        };
+        assert!(!out.status.success(), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("cannot write output") && err.contains("No space left"),
+            "{args:?}: {err}"
+        );
+    }
+}
