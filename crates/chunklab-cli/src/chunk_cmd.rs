@@ -92,11 +92,10 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let (mut docs, mut chunks, mut bytes, mut skipped, mut failed) =
         (0usize, 0usize, 0usize, 0usize, 0usize);
-    let mut report = |input: &Input,
-                      outcome: Outcome,
-                      writer: &mut ChunkWriter,
-                      out: &mut dyn Write|
-     -> Result<()> {
+    // Counts a document's outcome, prints its warnings and returns the pieces it still has to
+    // write.
+    let mut report = |input: &Input, outcome: Outcome| -> Vec<(Vec<u8>, usize)> {
+        let mut unwritten = Vec::new();
         match outcome {
             Outcome::Done {
                 pieces,
@@ -112,9 +111,7 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
                     );
                 }
                 if !written {
-                    for (buf, k) in pieces {
-                        writer.write(out, &buf, k)?;
-                    }
+                    unwritten = pieces;
                 }
                 docs += 1;
                 chunks += n;
@@ -136,7 +133,7 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
             pb.inc(1);
             pb.set_message(format!("{:.1} MB, {chunks} chunks", bytes as f64 / 1e6));
         }
-        Ok(())
+        unwritten
     };
 
     // Every file's length, once and on all cores: asked one at a time on the main thread, before
@@ -179,15 +176,19 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
                     } else {
                         chunk_large(&inputs[i], pipeline, &mut writer, &mut out)?
                     };
-                    report(&inputs[i], outcome, &mut writer, &mut out)?;
+                    let unwritten = report(&inputs[i], outcome);
+                    writer.write_pieces(&mut out, &unwritten)?;
                 }
                 Step::Batch(range) => {
                     let outcomes = next
                         .recv()
                         .context("the chunking thread stopped before its last batch")?;
+                    let mut unwritten = Vec::new();
                     for (inp, outcome) in inputs[range].iter().zip(outcomes) {
-                        report(inp, outcome, &mut writer, &mut out)?;
+                        unwritten.extend(report(inp, outcome));
                     }
+                    // The whole batch in few system calls, straight from the rendered buffers.
+                    writer.write_pieces(&mut out, &unwritten)?;
                 }
             }
         }
