@@ -177,7 +177,7 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
                         chunk_large(&inputs[i], pipeline, &mut writer, &mut out)?
                     };
                     let unwritten = report(&inputs[i], outcome);
-                    writer.write_pieces(&mut out, &unwritten)?;
+                    writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
                 }
                 Step::Batch(range) => {
                     let outcomes = next
@@ -188,7 +188,7 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
                         unwritten.extend(report(inp, outcome));
                     }
                     // The whole batch in few system calls, straight from the rendered buffers.
-                    writer.write_pieces(&mut out, &unwritten)?;
+                    writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
                 }
             }
         }

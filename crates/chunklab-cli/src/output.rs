@@ -177,9 +177,7 @@ impl ChunkWriter {
             });
             for rendered in done_rx.iter() {
                 let (set, counts) = rendered?;
-                for (buf, &n) in set.iter().zip(&counts) {
-                    self.write(w, buf, n)?;
-                }
+                self.write_pieces(w, set.iter().map(Vec::as_slice).zip(counts))?;
                 free_tx.send(set).ok();
             }
             let free_rx = rendering.join().expect("rendering does not panic");
@@ -188,42 +186,24 @@ impl ChunkWriter {
         })
     }
 
-    /// Write a rendered buffer; for `Json`, fixes up the separating commas.
-    pub fn write(&mut self, w: &mut dyn Write, buf: &[u8], chunks: usize) -> io::Result<()> {
-        if chunks == 0 {
-            return Ok(());
-        }
-        if self.format == Format::Json {
-            if self.written > 0 {
-                w.write_all(b",")?;
-            }
-            // Drop the trailing comma of this buffer; the next buffer's leading comma replaces it.
-            w.write_all(&buf[..buf.len() - 1])?;
-        } else {
-            w.write_all(buf)?;
-        }
-        self.written += chunks;
-        Ok(())
-    }
-
-    /// Writes rendered buffers (with their chunk counts) in order, as [`Self::write`] does one,
-    /// by vectored writes: a large run of buffers goes to the file without being copied into
-    /// `w`'s buffer first.
-    pub fn write_pieces(
+    /// Writes rendered buffers (with their chunk counts) in order, fixing up the separating
+    /// commas for `Json`, by vectored writes: a large run of buffers goes to the file without
+    /// being copied into `w`'s buffer first.
+    pub fn write_pieces<'a>(
         &mut self,
         w: &mut dyn Write,
-        pieces: &[(Vec<u8>, usize)],
+        pieces: impl IntoIterator<Item = (&'a [u8], usize)>,
     ) -> io::Result<()> {
         /// Slices per system call (Linux's `IOV_MAX`).
         const MAX_SLICES: usize = 1024;
         let comma: &[u8] = b",";
-        let mut slices = Vec::with_capacity(MAX_SLICES.min(2 * pieces.len()));
-        for (buf, chunks) in pieces.iter().filter(|(_, chunks)| *chunks > 0) {
+        let mut slices = Vec::new();
+        for (buf, chunks) in pieces.into_iter().filter(|&(_, chunks)| chunks > 0) {
             if self.format == Format::Json {
                 if self.written > 0 {
                     slices.push(io::IoSlice::new(comma));
                 }
-                // As in `write`: the next buffer's leading comma replaces the trailing one.
+                // Drop the buffer's trailing comma; the next buffer's leading comma replaces it.
                 slices.push(io::IoSlice::new(&buf[..buf.len() - 1]));
             } else {
                 slices.push(io::IoSlice::new(buf));
@@ -922,7 +902,7 @@ mod tests {
             let mut all = Vec::new();
             v.render_range(&chunks, None, 0..n, &mut all).unwrap();
             v.begin(&mut once).unwrap();
-            v.write(&mut once, &all, n).unwrap();
+            v.write_pieces(&mut once, [(&all[..], n)]).unwrap();
             v.end(&mut once).unwrap();
             assert_eq!(streamed, once);
         }
@@ -957,8 +937,12 @@ mod tests {
         }
     }
 
+    fn slices(pieces: &[(Vec<u8>, usize)]) -> Vec<(&[u8], usize)> {
+        pieces.iter().map(|(b, k)| (b.as_slice(), *k)).collect()
+    }
+
     /// Vectored writes of many buffers (more than one call's slices, written a few bytes at a
-    /// time) give what one `write` per buffer gives, JSON commas included.
+    /// time) give what one buffer of the same chunks gives, JSON commas included.
     #[test]
     fn write_pieces_equals_writing_each_buffer() {
         let text = "ab\"c\n".repeat(40);
@@ -976,12 +960,18 @@ mod tests {
                     .unwrap();
                 pieces.push((buf, range.len()));
             }
+            // What the same chunks give rendered into one buffer and written at once.
+            let (mut all, mut n) = (Vec::new(), 0);
+            for i in 0..1_500 {
+                let range = i % 9..(i % 9 + i % 4).min(9);
+                w.render_range(&chunks, None, range.clone(), &mut all)
+                    .unwrap();
+                n += range.len();
+            }
             let mut each = Vec::new();
             let mut one = ChunkWriter::new(format, "chars");
             one.begin(&mut each).unwrap();
-            for (buf, k) in &pieces {
-                one.write(&mut each, buf, *k).unwrap();
-            }
+            one.write_pieces(&mut each, [(&all[..], n)]).unwrap();
             one.end(&mut each).unwrap();
             for step in [1, 7, usize::MAX] {
                 let mut sink = Trickle {
@@ -991,14 +981,16 @@ mod tests {
                 };
                 let mut many = ChunkWriter::new(format, "chars");
                 many.begin(&mut sink).unwrap();
-                many.write_pieces(&mut sink, &pieces[..700]).unwrap();
-                many.write_pieces(&mut sink, &pieces[700..]).unwrap();
+                many.write_pieces(&mut sink, slices(&pieces[..700]))
+                    .unwrap();
+                many.write_pieces(&mut sink, slices(&pieces[700..]))
+                    .unwrap();
                 many.end(&mut sink).unwrap();
                 assert!(sink.out == each, "{format:?}, {step} bytes per call");
             }
         }
         let mut w = ChunkWriter::new(Format::Jsonl, "chars");
-        let err = w.write_pieces(&mut Full { room: 10 }, &[(b"x".repeat(100), 1)]);
+        let err = w.write_pieces(&mut Full { room: 10 }, [(&b"x".repeat(100)[..], 1)]);
         assert_eq!(err.unwrap_err().to_string(), "disk full");
     }
 
