@@ -57,7 +57,9 @@ const BATCH_DOCS: usize = 512;
 
 pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     let pipeline = a.chunking.pipeline()?;
-    let inputs = pipeline.collect(&a.paths)?;
+    // The paths are checked now, before the output is created; the walk itself runs beside
+    // the chunking.
+    let walk = pipeline.walk(&a.paths)?;
     if let Some(n) = a.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
@@ -77,7 +79,8 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
 
     let show = !a.quiet && std::io::stderr().is_terminal();
     let progress = if show {
-        let pb = indicatif::ProgressBar::new(inputs.len() as u64);
+        // Its length grows as the walk finds documents.
+        let pb = indicatif::ProgressBar::new(0);
         pb.set_style(
             indicatif::ProgressStyle::with_template(
                 "{bar:30} {pos}/{len} docs {msg} [{elapsed_precise}]",
@@ -136,55 +139,67 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
         unwritten
     };
 
-    // Every file's length, once and on all cores: asked one at a time on the main thread, before
-    // each batch, they kept the other cores waiting (8,073 `statx` of paths for the corpus).
-    let lens: Vec<u64> = inputs.par_iter().map(file_len).collect();
-    let steps = plan(&lens);
-    // Batches of small documents are chunked and rendered on a producer thread (its work runs
-    // on the pool), one batch ahead of this thread, which writes: the writing of one batch
-    // overlaps the chunking of the next, instead of leaving the other cores idle. The channel
-    // holds nothing, so at most two batches are in memory (or a large document and a batch);
-    // it closes when this thread stops.
-    let batches: Vec<_> = steps
-        .iter()
-        .filter_map(|step| match step {
-            Step::Batch(range) => Some(range.clone()),
-            Step::Large(_) => None,
-        })
-        .collect();
-    // Rendering reads only the format; `writer` (which counts what it wrote) stays here.
+    // Three stages, each a batch ahead of the next: the walk finds the inputs (on its own
+    // thread); a producer thread takes what the walk has found so far (at most BATCH_DOCS
+    // documents), asks their lengths and chunks and renders them on the pool; this thread
+    // writes, and chunks the large documents itself. So the walk, the chunking and the writing
+    // overlap instead of leaving cores idle. The producer's channel holds nothing, so at most
+    // two batches (or a batch and a large document) are in memory; when a write fails this
+    // thread stops listening, and the others stop in turn.
     let render = ChunkWriter::new(a.format, &pipeline.unit_name);
-    let (inputs, pipeline) = (&inputs, &pipeline);
+    let pipeline = &pipeline;
+    let found_progress = progress.clone();
     std::thread::scope(|s| -> Result<()> {
-        let (done, next) = std::sync::mpsc::sync_channel::<Vec<Outcome>>(0);
+        let (found, to_chunk) = std::sync::mpsc::channel::<Input>();
         s.spawn(move || {
-            for range in batches {
-                let outcomes = inputs[range]
-                    .par_iter()
-                    .map(|inp| chunk_one(inp, pipeline, &render))
-                    .collect();
-                if done.send(outcomes).is_err() {
-                    break; // the writer stopped on an error
+            walk.run(|input| {
+                if let Some(pb) = &found_progress {
+                    pb.inc_length(1);
+                }
+                found.send(input).is_ok()
+            })
+        });
+        let (done, to_write) = std::sync::mpsc::sync_channel::<Work>(0);
+        s.spawn(move || {
+            while let Ok(first) = to_chunk.recv() {
+                let mut group = vec![first];
+                group.extend(to_chunk.try_iter().take(BATCH_DOCS - 1));
+                // Every file's length on all cores: asked one at a time on one thread they
+                // kept the other cores waiting (8,073 `statx` of paths for the corpus).
+                let lens: Vec<u64> = group.par_iter().map(file_len).collect();
+                let mut group = group.into_iter();
+                for step in plan(&lens) {
+                    let work = match step {
+                        Step::Large(i) => Work::Large(group.next().expect("planned"), lens[i]),
+                        Step::Batch(range) => {
+                            let inputs: Vec<Input> = group.by_ref().take(range.len()).collect();
+                            let outcomes = inputs
+                                .par_iter()
+                                .map(|inp| chunk_one(inp, pipeline, &render))
+                                .collect();
+                            Work::Batch(inputs, outcomes)
+                        }
+                    };
+                    if done.send(work).is_err() {
+                        return; // the writer stopped on an error
+                    }
                 }
             }
         });
-        for step in steps {
-            match step {
-                Step::Large(i) => {
-                    let outcome = if lens[i] >= BIG_DOCUMENT {
-                        chunk_big(&inputs[i], pipeline, &mut writer, &mut out)?
+        for work in to_write {
+            match work {
+                Work::Large(input, len) => {
+                    let outcome = if len >= BIG_DOCUMENT {
+                        chunk_big(&input, pipeline, &mut writer, &mut out)?
                     } else {
-                        chunk_large(&inputs[i], pipeline, &mut writer, &mut out)?
+                        chunk_large(&input, pipeline, &mut writer, &mut out)?
                     };
-                    let unwritten = report(&inputs[i], outcome);
+                    let unwritten = report(&input, outcome);
                     writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
                 }
-                Step::Batch(range) => {
-                    let outcomes = next
-                        .recv()
-                        .context("the chunking thread stopped before its last batch")?;
+                Work::Batch(inputs, outcomes) => {
                     let mut unwritten = Vec::new();
-                    for (inp, outcome) in inputs[range].iter().zip(outcomes) {
+                    for (inp, outcome) in inputs.iter().zip(outcomes) {
                         unwritten.extend(report(inp, outcome));
                     }
                     // The whole batch in few system calls, straight from the rendered buffers.
@@ -226,7 +241,15 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     })
 }
 
-/// One step of a run, in input order.
+/// What the producer hands to the writing thread, in input order.
+enum Work {
+    /// A document of at least [`LARGE_DOCUMENT`] bytes (with its length), to chunk alone.
+    Large(Input, u64),
+    /// Smaller documents, chunked and rendered.
+    Batch(Vec<Input>, Vec<Outcome>),
+}
+
+/// One step of a group of inputs, in input order.
 enum Step {
     /// A document of at least [`LARGE_DOCUMENT`] bytes, chunked alone on all cores.
     Large(usize),

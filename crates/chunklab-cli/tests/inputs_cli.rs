@@ -169,3 +169,22 @@ fn a_write_error_stops_the_run_with_its_cause() {
         );
     }
 }
+
+#[test]
+fn a_missing_path_fails_before_the_output_is_created() {
+    let dir = many_files(3, None);
+    let out_path = dir.path().join("out.jsonl");
+    let missing = dir.path().join("missing");
+    let args = [
+        "chunk",
+        dir.path().to_str().unwrap(),
+        missing.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ];
+    let out = chunklab(&args);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("missing: cannot read"), "{err}");
+    assert!(!out_path.exists(), "the output was created");
+}

@@ -107,18 +107,69 @@ impl Filters {
 /// never silently dropped, and the rest of the walk goes on.
 pub fn collect(paths: &[String], filters: &Filters) -> Result<Vec<Input>> {
     let mut out = Vec::new();
-    for p in paths {
-        if p == "-" {
-            out.push(Input::Stdin);
-            continue;
+    Walk::new(paths, filters)?.run(|input| {
+        out.push(input);
+        true
+    });
+    Ok(out)
+}
+
+/// [`collect`] as a stream: [`Walk::new`] checks every path (a missing one fails before any
+/// input is given), then [`Walk::run`] gives the inputs one by one, in the same order, as the
+/// walk finds them.
+pub struct Walk<'a> {
+    paths: &'a [String],
+    /// Each path's metadata (`None`: stdin).
+    metas: Vec<Option<std::fs::Metadata>>,
+    filters: &'a Filters,
+}
+
+impl<'a> Walk<'a> {
+    /// Checks that every path but `-` can be read.
+    pub fn new(paths: &'a [String], filters: &'a Filters) -> Result<Self> {
+        let mut metas = Vec::with_capacity(paths.len());
+        for p in paths {
+            metas.push(if p == "-" {
+                None
+            } else {
+                Some(std::fs::metadata(p).with_context(|| format!("{p}: cannot read"))?)
+            });
         }
+        Ok(Self {
+            paths,
+            metas,
+            filters,
+        })
+    }
+
+    /// Calls `each` for every input, in order; stops when it returns `false`.
+    pub fn run(self, mut each: impl FnMut(Input) -> bool) {
+        let mut emit = |input| if each(input) { Ok(()) } else { Err(Stopped) };
+        let _ = walk_checked(self.paths, &self.metas, self.filters, &mut emit);
+    }
+}
+
+/// `each` stopped the walk.
+struct Stopped;
+
+/// [`walk`] of `paths` once each has its metadata (`None`: stdin).
+fn walk_checked(
+    paths: &[String],
+    metas: &[Option<std::fs::Metadata>],
+    filters: &Filters,
+    out: &mut impl FnMut(Input) -> std::result::Result<(), Stopped>,
+) -> std::result::Result<(), Stopped> {
+    for (p, meta) in paths.iter().zip(metas) {
+        let Some(meta) = meta else {
+            out(Input::Stdin)?;
+            continue;
+        };
         let path = PathBuf::from(p);
-        let meta = std::fs::metadata(&path).with_context(|| format!("{p}: cannot read"))?;
         if !meta.is_dir() {
-            out.push(Input::File {
+            out(Input::File {
                 doc_id: p.clone(),
                 path,
-            });
+            })?;
             continue;
         }
         for entry in ignore::WalkBuilder::new(&path)
@@ -131,11 +182,11 @@ pub fn collect(paths: &[String], filters: &Filters) -> Result<Vec<Input>> {
                 Ok(entry) => entry,
                 Err(e) => {
                     let bad = error_path(&e).unwrap_or_else(|| path.clone());
-                    out.push(Input::Unreadable {
+                    out(Input::Unreadable {
                         doc_id: lossless_id(bad.strip_prefix(&path).unwrap_or(&bad)),
                         reason: format!("{}: cannot read while walking {p}: {e}", bad.display()),
                         path: bad,
-                    });
+                    })?;
                     continue;
                 }
             };
@@ -155,23 +206,23 @@ pub fn collect(paths: &[String], filters: &Filters) -> Result<Vec<Input>> {
             }
             let doc_id = lossless_id(&rel);
             if kind.is_file() {
-                out.push(Input::File {
+                out(Input::File {
                     doc_id,
                     path: entry.into_path(),
-                });
+                })?;
             } else {
-                out.push(Input::Unreadable {
+                out(Input::Unreadable {
                     doc_id,
                     reason: format!(
                         "{}: not a regular file (a FIFO, socket or device); name it on the command line to read it as a stream",
                         entry.path().display()
                     ),
                     path: entry.into_path(),
-                });
+                })?;
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The path an error of a directory walk is about, if it names one.
@@ -542,7 +593,45 @@ fn decode_owned(name: &str, bytes: Vec<u8>, dec: &Decoding) -> Result<String, Sk
 
 #[cfg(test)]
 mod tests {
-    use super::check_utf8;
+    use super::{check_utf8, collect, Filters, Input, Walk};
+
+    /// A walk gives what `collect` gives, in order, and stops where `each` says so.
+    #[test]
+    fn walk_streams_collect_and_stops_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["b/2.txt", "b/1.txt", "a-b.txt", "a/z.txt", "c.md"] {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, name).unwrap();
+        }
+        let paths = [dir.path().to_str().unwrap().to_string(), "-".to_string()];
+        let filters = Filters::new(&[], &[]).unwrap();
+        let ids = |inputs: &[Input]| -> Vec<String> {
+            let id = |input: &Input| match input {
+                Input::Stdin => "stdin".to_string(),
+                Input::File { doc_id, .. } | Input::Unreadable { doc_id, .. } => doc_id.clone(),
+            };
+            inputs.iter().map(id).collect()
+        };
+        let all = collect(&paths, &filters).unwrap();
+        // Path order: `a/z.txt` before `a-b.txt` (a component sorts before a longer name).
+        let want = ["a/z.txt", "a-b.txt", "b/1.txt", "b/2.txt", "c.md", "stdin"];
+        assert_eq!(ids(&all), want);
+        for stop_after in 1..=want.len() {
+            let mut got = Vec::new();
+            Walk::new(&paths, &filters).unwrap().run(|input| {
+                got.push(input);
+                got.len() < stop_after
+            });
+            assert_eq!(ids(&got), want[..stop_after]);
+        }
+        let missing = [paths[0].clone(), "/nonexistent/x".to_string()];
+        let err = Walk::new(&missing, &filters).err().unwrap();
+        assert!(
+            err.to_string().contains("/nonexistent/x: cannot read"),
+            "{err}"
+        );
+    }
 
     /// `check_utf8` is `from_utf8`: valid text, and one bad byte placed at, before and after
     /// every place a part may be cut, with multi-byte chars around it.

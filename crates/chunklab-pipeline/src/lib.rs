@@ -182,6 +182,12 @@ impl Pipeline {
         input::collect(paths, &self.filters)
     }
 
+    /// [`Self::collect`] as a stream: the paths are checked now, and [`input::Walk::run`]
+    /// gives the inputs in the same order as the walk finds them.
+    pub fn walk<'a>(&'a self, paths: &'a [String]) -> Result<input::Walk<'a>> {
+        input::Walk::new(paths, &self.filters)
+    }
+
     /// Read and parse one input (`big`: a large text file is kept unparsed unless the strategy
     /// needs structure).
     pub fn prepare(&self, input: &Input, big: bool) -> Result<Prepared, Skip> {
