@@ -152,7 +152,7 @@ impl<'a> Walk<'a> {
 /// `each` stopped the walk.
 struct Stopped;
 
-/// [`walk`] of `paths` once each has its metadata (`None`: stdin).
+/// [`Walk::run`] of `paths` once each has its metadata (`None`: stdin).
 fn walk_checked(
     paths: &[String],
     metas: &[Option<std::fs::Metadata>],
