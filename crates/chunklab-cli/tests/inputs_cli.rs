@@ -145,6 +145,12 @@ fn many_batches_and_a_large_document_come_out_in_input_order() {
     let one = chunklab(&[&args[..], &["-j", "1"]].concat());
     assert!(one.status.success(), "{}", stderr(&one));
     assert!(out.stdout == one.stdout, "output differs with -j 1");
+    // One JSON array of the same chunks: the commas between batches and the large document's
+    // waves are right.
+    let json = chunklab(&[&args[..], &["--format", "json"]].concat());
+    assert!(json.status.success(), "{}", stderr(&json));
+    let array: Vec<serde_json::Value> = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(array, json_lines(&out));
 }
 
 #[test]
