@@ -4,8 +4,10 @@
 //! for one). Side-by-side
 //! comparisons with the Python peers live in bench/peers.sh and docs/PERFORMANCE.md.
 
+use chunklab_core::chunk::{chunk_id, chunk_ids, IdInput};
 use chunklab_core::config::Compat;
 use chunklab_core::strategies::build;
+use chunklab_core::text::floor_char_boundary;
 use chunklab_core::ChunkConfig;
 use chunklab_core::{CharSizer, Sizer};
 use chunklab_parse::markdown::parse_markdown;
@@ -120,6 +122,41 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+
+    // Chunk ids (BLAKE3 of each chunk's header and text): one at a time as `chunk_id`, and side
+    // by side as `chunk_ids` (what `chunklab chunk` does), for chunks of about 2,000 bytes (the
+    // harness's recursive 2000) and of a few hundred (small documents).
+    for (name, lens) in [("2000_bytes", 1_800..2_200), ("small", 100..900)] {
+        let mut g = c.benchmark_group(format!("ids_{name}"));
+        let items: Vec<IdInput<'_>> = (0..10_000)
+            .map(|i| {
+                let len = lens.start + i * 7919 % lens.len();
+                let start = i * 31 % (text.len() / 2);
+                let start = floor_char_boundary(&text, start);
+                let end = floor_char_boundary(&text, start + len);
+                IdInput {
+                    doc_id: "docs/handboek.md",
+                    start,
+                    end,
+                    config: "recursive size=2000 overlap=200 compat=langchain",
+                    text: &text[start..end],
+                }
+            })
+            .collect();
+        g.throughput(Throughput::Bytes(
+            items.iter().map(|it| it.text.len() as u64).sum(),
+        ));
+        g.bench_function("one_at_a_time", |b| {
+            b.iter(|| {
+                items
+                    .iter()
+                    .map(|it| chunk_id(it.doc_id, it.start, it.end, it.config, it.text).len())
+                    .sum::<usize>()
+            })
+        });
+        g.bench_function("side_by_side", |b| b.iter(|| chunk_ids(&items).len()));
+        g.finish();
+    }
 }
 
 /// The repository's own Markdown (README, ARCHITECTURE and docs/*.md: real headings, lists,

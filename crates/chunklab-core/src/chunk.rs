@@ -172,9 +172,10 @@ pub struct IdInput<'a> {
 /// and config, then its text) is a few BLAKE3 chunks of 1 KiB; one hashed at a time runs the
 /// compression one block after the other. Here the whole 1 KiB chunks of all inputs are
 /// compressed side by side, as many as the SIMD width (8 with AVX2), with BLAKE3's own
-/// `hash_many`, grouped by their position (the chunk counter); the last chunk of each input and
-/// the tree above the chunks are finished one input at a time (`blake3::hazmat`). Inputs of at
-/// most one BLAKE3 chunk are hashed as [`chunk_id`] does.
+/// `hash_many`, grouped by their position (the chunk counter). So are the blocks of each
+/// input's last chunk but its last block, grouped by position and number of blocks; that last
+/// block (the root of an input of one chunk) and the tree above the chunks are finished one
+/// input at a time (`blake3::hazmat`).
 ///
 /// The inputs go through in batches of [`ID_BATCH`], so the copies of the chunks that take in
 /// a header are a bounded buffer reused by the allocator rather than 1 KiB per input held to
@@ -189,21 +190,16 @@ pub fn chunk_ids(items: &[IdInput<'_>]) -> Vec<String> {
 }
 
 /// How many inputs [`chunk_ids`] hashes side by side at most: a multiple of every SIMD width
-/// BLAKE3 has (4, 8, 16 lanes).
-const ID_BATCH: usize = 64;
+/// BLAKE3 has (4, 8, 16 lanes). The last chunks are split into up to 16 groups by their number
+/// of blocks, so a batch of 256 still fills most groups' lanes (with 64, most lanes of a group
+/// were empty).
+const ID_BATCH: usize = 256;
 
 /// [`chunk_ids`] of one batch.
 fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
-    use blake3::hazmat::{merge_subtrees_non_root, merge_subtrees_root, HasherExt, Mode};
+    use blake3::hazmat::{merge_subtrees_non_root, merge_subtrees_root, Mode};
     use blake3::CHUNK_LEN;
     type Cv = [u8; 32];
-    /// BLAKE3's IV (the key of the plain hash mode) and chunk flags.
-    const IV: [u32; 8] = [
-        0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB,
-        0x5BE0CD19,
-    ];
-    const CHUNK_START: u8 = 1;
-    const CHUNK_END: u8 = 2;
 
     fn header(it: &IdInput<'_>) -> Vec<u8> {
         let mut h = Vec::with_capacity(32 + it.doc_id.len() + it.config.len());
@@ -291,20 +287,27 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
             cvs[i].push(out[32 * k..32 * (k + 1)].try_into().expect("32 bytes"));
         }
     }
-    items
+    // The last chunk of every input, and the root of the one-chunk inputs.
+    let tails: Vec<(u64, std::borrow::Cow<'_, [u8]>)> = items
         .iter()
         .enumerate()
         .map(|(i, it)| {
+            let c = lens[i].div_ceil(CHUNK_LEN).max(1) - 1;
+            let last = bytes(&headers[i], it.text.as_bytes(), c * CHUNK_LEN..lens[i]);
+            (c as u64, last)
+        })
+        .collect();
+    let last_cvs = last_chunk_cvs(&platform, &tails);
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, _)| {
+            let last = blake3::platform::le_bytes_from_words_32(&last_cvs[i]);
             if lens[i] <= CHUNK_LEN {
-                return chunk_id(it.doc_id, it.start, it.end, it.config, it.text);
+                return hex_id(&last);
             }
-            let last = (lens[i].div_ceil(CHUNK_LEN) - 1) * CHUNK_LEN;
-            let tail = bytes(&headers[i], it.text.as_bytes(), last..lens[i]);
-            let mut h = blake3::Hasher::new();
-            h.set_input_offset(last as u64);
-            h.update(&tail);
             let mut chunks = std::mem::take(&mut cvs[i]);
-            chunks.push(h.finalize_non_root());
+            chunks.push(last);
             let left = left_len(chunks.len());
             let root = merge_subtrees_root(
                 &subtree(&chunks[..left]),
@@ -314,6 +317,96 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
             root.to_hex()[..32].to_string()
         })
         .collect()
+}
+
+/// An id: the first 16 bytes of a hash in lowercase hex, as `blake3::Hash::to_hex` writes them.
+fn hex_id(hash: &[u8; 32]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(32);
+    for &b in &hash[..16] {
+        s.push(HEX[usize::from(b >> 4)] as char);
+        s.push(HEX[usize::from(b & 15)] as char);
+    }
+    s
+}
+
+/// BLAKE3's IV (the key of the plain hash mode).
+const IV: [u32; 8] = [
+    0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
+];
+/// BLAKE3's domain flags.
+const CHUNK_START: u8 = 1;
+const CHUNK_END: u8 = 2;
+const ROOT: u8 = 8;
+
+/// The chaining values of the last chunks `tails` (each its chunk counter and its 1 to 1,024
+/// bytes), the root's for chunk 0 (an input of one chunk, whose hash it is). A chunk is one
+/// block after the other; here the blocks before each last block are compressed side by side
+/// with `hash_many` (inputs grouped by counter and number of blocks, since one call takes one
+/// of each), and only the last block of each, shorter or with other flags, on its own.
+fn last_chunk_cvs(
+    platform: &blake3::platform::Platform,
+    tails: &[(u64, std::borrow::Cow<'_, [u8]>)],
+) -> Vec<[u32; 8]> {
+    use blake3::BLOCK_LEN;
+    // Never empty: every input starts with a header of at least 32 bytes.
+    let before_last = |t: &[u8]| (t.len() - 1) / BLOCK_LEN;
+    let mut cvs = vec![IV; tails.len()];
+    let mut order: Vec<usize> = (0..tails.len())
+        .filter(|&i| before_last(&tails[i].1) > 0)
+        .collect();
+    let key = |i: usize| (tails[i].0, before_last(&tails[i].1));
+    order.sort_by_key(|&i| key(i));
+    let mut out = Vec::new();
+    for group in order.chunk_by(|&a, &b| key(a) == key(b)) {
+        let (counter, blocks) = key(group[0]);
+        out.clear();
+        out.resize(32 * group.len(), 0);
+        // `hash_many` takes arrays of a fixed length: one instance per number of blocks.
+        macro_rules! many {
+            ($($n:literal)*) => {
+                match blocks {
+                    $($n => {
+                        let inputs: Vec<&[u8; $n * BLOCK_LEN]> = group
+                            .iter()
+                            .map(|&i| (&tails[i].1[..$n * BLOCK_LEN]).try_into().expect("whole blocks"))
+                            .collect();
+                        platform.hash_many(
+                            &inputs,
+                            &IV,
+                            counter,
+                            blake3::IncrementCounter::No,
+                            0,
+                            CHUNK_START,
+                            0,
+                            &mut out,
+                        );
+                    })*
+                    _ => unreachable!("a chunk has at most 16 blocks"),
+                }
+            };
+        }
+        many!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+        for (k, &i) in group.iter().enumerate() {
+            let cv: &[u8; 32] = out[32 * k..32 * (k + 1)].try_into().expect("32 bytes");
+            cvs[i] = blake3::platform::words_from_le_bytes_32(cv);
+        }
+    }
+    for (cv, (counter, tail)) in cvs.iter_mut().zip(tails) {
+        let done = before_last(tail) * BLOCK_LEN;
+        let mut block = [0u8; BLOCK_LEN];
+        block[..tail.len() - done].copy_from_slice(&tail[done..]);
+        let mut flags = CHUNK_END;
+        if done == 0 {
+            flags |= CHUNK_START;
+        }
+        // Chunk 0 is the last chunk only of an input of one chunk: its root.
+        if *counter == 0 {
+            flags |= ROOT;
+        }
+        platform.compress_in_place(cv, &block, (tail.len() - done) as u8, *counter, flags);
+    }
+    cvs
 }
 
 #[cfg(test)]
@@ -377,5 +470,32 @@ mod tests {
             let got: Vec<String> = items.chunks(k).flat_map(chunk_ids).collect();
             assert_eq!(got, want);
         }
+    }
+
+    #[test]
+    fn ids_of_every_length_are_the_ids() {
+        // Every length of hash input from 33 bytes (the header of an empty text) to past three
+        // BLAKE3 chunks: every number of blocks in a last chunk, each with chunk counters 0-3,
+        // side by side with inputs of other lengths and counters.
+        let text = "abcdefghijklmnopqrstuvwxyz0123456789".repeat(100);
+        let items: Vec<IdInput<'_>> = (0..3200)
+            .map(|len| IdInput {
+                doc_id: "d",
+                start: len,
+                end: 2 * len,
+                config: "c",
+                text: &text[..len],
+            })
+            .collect();
+        let want: Vec<String> = items
+            .iter()
+            .map(|it| chunk_id(it.doc_id, it.start, it.end, it.config, it.text))
+            .collect();
+        assert_eq!(chunk_ids(&items), want);
+        let mut shuffled = items.clone();
+        shuffled.reverse();
+        let mut want_reversed = want;
+        want_reversed.reverse();
+        assert_eq!(chunk_ids(&shuffled), want_reversed);
     }
 }
