@@ -54,6 +54,9 @@ const BIG_DOCUMENT: u64 = 32 << 20;
 const LARGE_DOCUMENT: u64 = 4 << 20;
 const BATCH_BYTES: u64 = 64 << 20;
 const BATCH_DOCS: usize = 512;
+/// Documents of a batch chunked together on one core, so that their chunks' ids are hashed
+/// side by side: 16 gives a batch of 512 documents 32 tasks to spread over the cores.
+const ID_GROUP_DOCS: usize = 16;
 
 pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     let pipeline = a.chunking.pipeline()?;
@@ -174,8 +177,8 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
                         Step::Batch(range) => {
                             let inputs: Vec<Input> = group.by_ref().take(range.len()).collect();
                             let outcomes = inputs
-                                .par_iter()
-                                .map(|inp| chunk_one(inp, pipeline, &render))
+                                .par_chunks(ID_GROUP_DOCS)
+                                .flat_map_iter(|group| chunk_group(group, pipeline, &render))
                                 .collect();
                             Work::Batch(inputs, outcomes)
                         }
@@ -297,8 +300,10 @@ fn file_len(input: &Input) -> u64 {
     }
 }
 
-fn chunk_one(input: &Input, pipeline: &Pipeline, writer: &ChunkWriter) -> Outcome {
-    let done = pipeline.with_processed(input, |doc| {
+/// Small documents chunked together on one core, their ids hashed side by side
+/// ([`Pipeline::with_processed_each`]), and each rendered into its own buffers.
+fn chunk_group(inputs: &[Input], pipeline: &Pipeline, writer: &ChunkWriter) -> Vec<Outcome> {
+    let done = pipeline.with_processed_each(inputs, |doc| {
         let n = doc.chunks.len();
         let mut bufs = Vec::new();
         let counts = writer.render_pieces(&doc.chunks, doc.vectors.as_deref(), 0..n, &mut bufs)?;
@@ -310,11 +315,13 @@ fn chunk_one(input: &Input, pipeline: &Pipeline, writer: &ChunkWriter) -> Outcom
             warnings: doc.warnings,
         })
     });
-    match done {
-        Ok(Ok(outcome)) => outcome,
-        Ok(Err(e)) => Outcome::Skipped(Skip::Error(e.into())),
-        Err(skip) => Outcome::Skipped(skip),
-    }
+    done.into_iter()
+        .map(|d| match d {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(e)) => Outcome::Skipped(Skip::Error(e.into())),
+            Err(skip) => Outcome::Skipped(skip),
+        })
+        .collect()
 }
 
 /// A large document is chunked whole (its chunks made on all cores), then rendered on all cores

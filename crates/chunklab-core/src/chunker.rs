@@ -620,6 +620,68 @@ pub fn chunk_source_text<'a>(doc: &Document<'a>, chunker: &dyn Chunker) -> Resul
     Ok(maker.make_all(0, &mut parts))
 }
 
+/// [`chunk_source_text`] of each of `docs`, with the same chunks, for many small documents: the
+/// ids of all their chunks are hashed side by side ([`chunk_ids`]), where one document of one
+/// to three chunks alone fills few of the SIMD lanes. Chunking runs on the calling thread; a
+/// document that fails does not stop the others.
+///
+/// ```
+/// use chunklab_core::chunker::{chunk_source_text, chunk_source_texts};
+/// use chunklab_core::{strategies, CharSizer, ChunkConfig, Document, Strategy};
+/// use std::sync::Arc;
+/// let chunker = strategies::build(&ChunkConfig::new(Strategy::Recursive, 20), Arc::new(CharSizer), None).unwrap();
+/// let docs = [
+///     Document::new("a", "a.txt", "Artikel 1\nDe raad besluit.\n"),
+///     Document::new("b", "b.txt", "Windmolens.\n"),
+/// ];
+/// let each: Vec<_> = docs.iter().map(|d| chunk_source_text(d, chunker.as_ref()).unwrap()).collect();
+/// let all: Vec<_> = chunk_source_texts(&docs, chunker.as_ref()).into_iter().map(Result::unwrap).collect();
+/// assert_eq!(all, each);
+/// ```
+pub fn chunk_source_texts<'a>(
+    docs: &[Document<'a>],
+    chunker: &dyn Chunker,
+) -> Vec<Result<Vec<Chunk<'a>>>> {
+    let spans: Vec<Result<Vec<Span>>> = docs.iter().map(|d| chunker.spans(d.text)).collect();
+    // Chunks with default metadata: the id's config is the chunker's alone (`id_config`).
+    let config = chunker.config();
+    let inputs: Vec<IdInput<'_>> = docs
+        .iter()
+        .zip(&spans)
+        .filter_map(|(d, spans)| Some((d, spans.as_ref().ok()?)))
+        .flat_map(|(d, spans)| {
+            spans.iter().map(|s| IdInput {
+                doc_id: d.doc_id,
+                start: s.start,
+                end: s.end,
+                config: &config,
+                text: &d.text[s.start..s.end],
+            })
+        })
+        .collect();
+    let mut ids = chunk_ids(&inputs).into_iter();
+    docs.iter()
+        .zip(spans)
+        .map(|(doc, spans)| {
+            let spans = spans?;
+            let (s, e) = crate::text::strip_span(doc.text, 0, doc.text.len());
+            let mut maker = ChunkMaker::new(doc.doc_id, doc.source, doc.text, chunker, spans.len());
+            maker.fields.own_lines = s < e;
+            Ok(spans
+                .into_iter()
+                .enumerate()
+                .map(|(k, span)| {
+                    let id = ids.next().expect("an id per span");
+                    let meta = ChunkMeta::default();
+                    maker
+                        .fields
+                        .make(&mut maker.cursor, k, span, meta, Some(id))
+                })
+                .collect())
+        })
+        .collect()
+}
+
 /// Chunks from a strategy's spans and metadata: text borrowed from `text`, char offsets, ids
 /// (which include the prefix and the level, so a child with its parent's span has its own id),
 /// and `parent_index` resolved into `parent_id`.

@@ -101,6 +101,28 @@ pub struct Processed<'a> {
     pub bytes: usize,
 }
 
+/// What [`Pipeline::with_processed`] has after reading an input: the processed document
+/// already handed on, or text to chunk as read.
+enum Readied<R> {
+    Done(R),
+    Unparsed(input::Text),
+}
+
+/// The documents chunked as read have no vectors and no warnings.
+fn unparsed_processed<'a>(chunks: Vec<chunklab_core::Chunk<'a>>, text: &str) -> Processed<'a> {
+    Processed {
+        chunks,
+        vectors: None,
+        warnings: Vec::new(),
+        bytes: text.len(),
+    }
+}
+
+/// A chunking error as the skip of the input named `source`.
+fn chunk_error(source: &str, e: chunklab_core::Error) -> Skip {
+    Skip::Error(anyhow!("{source}: {:#}", anyhow::Error::from(e)))
+}
+
 impl Pipeline {
     /// `strategy = llm`: what its language model cost (calls, cache hits, tokens), for the
     /// summary line a face prints after a run, like [`ContextStage::summary`].
@@ -215,8 +237,73 @@ impl Pipeline {
         f: impl FnOnce(Processed<'_>) -> R,
     ) -> Result<R, Skip> {
         let source = input.source();
+        let mut f = Some(f);
+        let mut call = |p: Processed<'_>| f.take().expect("called once")(p);
+        match self.read_for_processing(input, &source, &mut call)? {
+            Readied::Done(r) => Ok(r),
+            Readied::Unparsed(text) => {
+                let s = text.as_str();
+                let chunks = chunklab_core::chunker::chunk_source_text(
+                    &Document::new(input.doc_id(), &source, s),
+                    self.chunker.as_ref(),
+                )
+                .map_err(|e| chunk_error(&source, e))?;
+                Ok(call(unparsed_processed(chunks, s)))
+            }
+        }
+    }
+
+    /// [`Pipeline::with_processed`] of each of `inputs`, for many small documents: the same
+    /// chunks and warnings, with the ids of all the documents chunked as read hashed side by
+    /// side ([`chunk_source_texts`](chunklab_core::chunker::chunk_source_texts)). `f` is called
+    /// once per processed document, those chunked as read last; the results are in the order
+    /// of `inputs`. Runs on the calling thread.
+    pub fn with_processed_each<R>(
+        &self,
+        inputs: &[Input],
+        mut f: impl FnMut(Processed<'_>) -> R,
+    ) -> Vec<Result<R, Skip>> {
+        let sources: Vec<String> = inputs.iter().map(Input::source).collect();
+        let mut done: Vec<Option<Result<R, Skip>>> = Vec::with_capacity(inputs.len());
+        let mut unparsed = Vec::new();
+        for (i, (input, source)) in inputs.iter().zip(&sources).enumerate() {
+            done.push(match self.read_for_processing(input, source, &mut f) {
+                Ok(Readied::Done(r)) => Some(Ok(r)),
+                Ok(Readied::Unparsed(text)) => {
+                    unparsed.push((i, text));
+                    None
+                }
+                Err(skip) => Some(Err(skip)),
+            });
+        }
+        let docs: Vec<Document<'_>> = unparsed
+            .iter()
+            .map(|(i, text)| Document::new(inputs[*i].doc_id(), &sources[*i], text.as_str()))
+            .collect();
+        let chunked = chunklab_core::chunker::chunk_source_texts(&docs, self.chunker.as_ref());
+        for ((i, text), chunks) in unparsed.iter().zip(chunked) {
+            let processed = chunks
+                .map(|chunks| f(unparsed_processed(chunks, text.as_str())))
+                .map_err(|e| chunk_error(&sources[*i], e));
+            done[*i] = Some(processed);
+        }
+        done.into_iter()
+            .map(|d| d.expect("every input read or chunked"))
+            .collect()
+    }
+
+    /// The first half of [`Pipeline::with_processed`]: read `input`, and prepare and process it
+    /// (`f` called on the result) unless it is to be chunked as read.
+    fn read_for_processing<R>(
+        &self,
+        input: &Input,
+        source: &str,
+        f: &mut impl FnMut(Processed<'_>) -> R,
+    ) -> Result<Readied<R>, Skip> {
         let text = match reading::read_text(input, &self.reading)? {
-            reading::Read::Prepared(p) => return Ok(f(self.process(input, &source, &p)?)),
+            reading::Read::Prepared(p) => {
+                return Ok(Readied::Done(f(self.process(input, source, &p)?)))
+            }
             reading::Read::Text(text, parser) => {
                 if !self.chunks_unparsed(parser.name(), text.as_str()) {
                     let p = reading::prepare_text(
@@ -228,23 +315,12 @@ impl Pipeline {
                         false,
                         self.chunker.reads_only_locations() && self.context.is_none(),
                     )?;
-                    return Ok(f(self.process(input, &source, &p)?));
+                    return Ok(Readied::Done(f(self.process(input, source, &p)?)));
                 }
                 text
             }
         };
-        let s = text.as_str();
-        let chunks = chunklab_core::chunker::chunk_source_text(
-            &Document::new(input.doc_id(), &source, s),
-            self.chunker.as_ref(),
-        )
-        .map_err(|e| Skip::Error(anyhow!("{source}: {:#}", anyhow::Error::from(e))))?;
-        Ok(f(Processed {
-            chunks,
-            vectors: None,
-            warnings: Vec::new(),
-            bytes: s.len(),
-        }))
+        Ok(Readied::Unparsed(text))
     }
 
     /// Whether [`Pipeline::with_processed`] chunks a text document that the parser `parser`

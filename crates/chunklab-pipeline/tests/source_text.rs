@@ -1,6 +1,7 @@
 //! `Pipeline::with_processed` (plain text chunked from the text as read, without the parsed
 //! document) gives what `prepare` + `process` give, for large and small texts, byte order
-//! marks, pages (form feeds), blank text, CRLF, Markdown and strategies that need structure.
+//! marks, pages (form feeds), blank text, CRLF, Markdown and strategies that need structure;
+//! and `Pipeline::with_processed_each` gives what `with_processed` gives input by input.
 
 use chunklab_core::{ChunkConfig, Strategy};
 use chunklab_pipeline::{Input, Pipeline, PipelineConfig};
@@ -85,6 +86,87 @@ fn processed_in_one_go_is_prepare_and_process() {
                 })
                 .expect("with_processed");
             assert_eq!(got, want, "{name} {}", cfg.strategy);
+        }
+    }
+}
+
+/// A processed document as comparable text: its chunks as JSON, bytes and warnings.
+type Seen = (Vec<String>, usize, Vec<String>);
+
+fn seen(doc: chunklab_pipeline::Processed<'_>) -> Seen {
+    let chunks = doc
+        .chunks
+        .iter()
+        .map(|c| serde_json::to_string(c).expect("json"))
+        .collect();
+    (chunks, doc.bytes, doc.warnings)
+}
+
+fn or_skip(r: Result<Seen, chunklab_pipeline::Skip>) -> Result<Seen, String> {
+    r.map_err(|skip| match skip {
+        chunklab_pipeline::Skip::Error(e) => format!("error: {e:#}"),
+        other => format!("{other:?}"),
+    })
+}
+
+#[test]
+fn processed_together_is_processed_one_by_one() {
+    // Documents chunked as read (their ids hashed together) among documents that are parsed
+    // (pages, footnotes), skipped (binary, missing) or fail (invalid UTF-8), in every order.
+    let dir = tempfile::tempdir().expect("tmp");
+    let para = "De raad besluit over windenergie op zee — één “besluit”.\nTweede regel.\n\n";
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        ("a.txt", para.repeat(3).into_bytes()),
+        ("pages.txt", format!("{para}\x0C{para}").into_bytes()),
+        (
+            "b.md",
+            format!("# Titel\n\n{}", para.repeat(40)).into_bytes(),
+        ),
+        (
+            "notes.md",
+            format!("Tekst[^1].\n\n[^1]: {para}").into_bytes(),
+        ),
+        ("bad.txt", b"een \xFF twee".to_vec()),
+        ("bin.dat", b"\x00\x01\x02binary".to_vec()),
+        ("empty.txt", Vec::new()),
+        ("c.txt", para.repeat(200).into_bytes()),
+        ("d.txt", "x".repeat(5000).into_bytes()),
+    ];
+    let mut inputs = Vec::new();
+    for (name, bytes) in &files {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write");
+        inputs.push(Input::file(&path));
+    }
+    inputs.insert(3, Input::file(dir.path().join("missing.txt")));
+    for cfg in [
+        ChunkConfig::new(Strategy::Recursive, 100),
+        ChunkConfig::new(Strategy::Headings, 200),
+    ] {
+        let pipeline = Pipeline::new(PipelineConfig {
+            chunking: cfg.clone(),
+            ..PipelineConfig::default()
+        })
+        .expect("pipeline");
+        for order in [false, true] {
+            let mut inputs = inputs.clone();
+            if order {
+                inputs.reverse();
+            }
+            let want: Vec<_> = inputs
+                .iter()
+                .map(|input| or_skip(pipeline.with_processed(input, seen)))
+                .collect();
+            let got: Vec<_> = pipeline
+                .with_processed_each(&inputs, seen)
+                .into_iter()
+                .map(or_skip)
+                .collect();
+            assert_eq!(got, want, "{}", cfg.strategy);
+            assert!(want.iter().filter(|w| w.is_ok()).count() >= 7);
+            assert!(want
+                .iter()
+                .any(|w| w.as_ref().is_err_and(|e| e.contains("UTF-8"))));
         }
     }
 }
