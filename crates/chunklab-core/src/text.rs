@@ -316,8 +316,13 @@ impl<'a> LineCursor<'a> {
             (s, e) if s < e => (s, e),
             _ => (start, end),
         };
-        let first = self.line(s);
-        (first, self.line(e.max(s + 1) - 1).max(first))
+        self.lines(s, e)
+    }
+
+    /// First and last line of `start..end` as it is (the line of `start` when it is empty).
+    pub fn lines(&self, start: usize, end: usize) -> (u32, u32) {
+        let first = self.line(start);
+        (first, self.line(end.max(start + 1) - 1).max(first))
     }
 }
 
@@ -357,8 +362,13 @@ impl LineIndex {
             (s, e) if s < e => (s, e),
             _ => (start, end),
         };
-        let first = self.line(s);
-        (first, self.line(e.max(s + 1) - 1).max(first))
+        self.lines(s, e)
+    }
+
+    /// First and last line of `start..end` as it is (the line of `start` when it is empty).
+    pub fn lines(&self, start: usize, end: usize) -> (u32, u32) {
+        let first = self.line(start);
+        (first, self.line(end.max(start + 1) - 1).max(first))
     }
 }
 

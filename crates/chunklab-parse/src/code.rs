@@ -23,7 +23,7 @@ pub use languages::CodeLanguage;
 
 use crate::{Limits, ParseError, Parser};
 use chunklab_core::document::{Element, ElementKind, ParsedDocument};
-use chunklab_core::text::{ceil_char_boundary, floor_char_boundary, strip_span};
+use chunklab_core::text::{ceil_char_boundary, floor_char_boundary, strip_span, LineIndex};
 use languages::{classify, is_comment_like, Context, Role};
 use std::path::Path;
 use tree_sitter::Node;
@@ -189,35 +189,6 @@ impl Frame {
     }
 }
 
-/// Byte offset → 0-based line.
-struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
-        Self { starts }
-    }
-
-    fn line_of(&self, b: usize) -> usize {
-        self.starts.partition_point(|&s| s <= b) - 1
-    }
-
-    /// 1-based inclusive lines of a non-empty span.
-    fn lines(&self, start: usize, end: usize) -> (u32, u32) {
-        let first = self.line_of(start);
-        let last = self.line_of(end.max(start + 1) - 1);
-        (first as u32 + 1, last as u32 + 1)
-    }
-}
-
 struct Walker<'a> {
     lang: CodeLanguage,
     src: &'a str,
@@ -289,7 +260,7 @@ impl<'a> Walker<'a> {
         let prev_end = frame.prev_end.replace(end);
         let blank_before = prev_end.is_some_and(|p| self.blank_line_between(p, start));
         let after_code_on_line = prev_end.is_some_and(|p| {
-            p > 0 && p <= start && self.lines.line_of(p - 1) == self.lines.line_of(start)
+            p > 0 && p <= start && self.lines.line(p - 1) == self.lines.line(start)
         });
 
         let ctx = Context {
@@ -401,7 +372,7 @@ impl<'a> Walker<'a> {
                 "{} syntax error(s), the first near line {}; tree-sitter recovered, but units \
                  around them may be incomplete",
                 self.errors,
-                self.lines.line_of(at) + 1
+                self.lines.line(at) as usize
             ));
         }
         if self.too_deep > 0 {

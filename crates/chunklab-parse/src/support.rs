@@ -19,34 +19,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<&str, ParseError> {
     })
 }
 
-/// Line starts of a text, for byte offset → 1-based line number.
-#[derive(Debug)]
-pub(crate) struct LineIndex {
-    /// Byte offset of every `'\n'`.
-    newlines: Vec<usize>,
-}
-
-impl LineIndex {
-    pub fn new(text: &str) -> Self {
-        Self {
-            newlines: text.match_indices('\n').map(|(b, _)| b).collect(),
-        }
-    }
-
-    /// 1-based line of byte offset `b`.
-    pub fn line(&self, b: usize) -> u32 {
-        (self.newlines.partition_point(|&n| n < b) + 1) as u32
-    }
-
-    /// 1-based inclusive line range of the non-empty span `start..end`.
-    pub fn lines(&self, start: usize, end: usize) -> (u32, u32) {
-        let first = self.line(start);
-        (
-            first,
-            self.line(end.saturating_sub(1).max(start)).max(first),
-        )
-    }
-}
+pub(crate) use chunklab_core::text::LineIndex;
 
 /// A new element over `text[start..end]` stripped of surrounding whitespace, with its source
 /// lines; `None` when that is empty.
