@@ -6,18 +6,26 @@
 use chunklab_core::{ChunkConfig, Strategy};
 use chunklab_pipeline::{Input, Pipeline, PipelineConfig};
 
-fn lines(pipeline: &Pipeline, input: &Input) -> (Vec<String>, usize, Vec<String>) {
-    let prepared = pipeline.prepare(input, false).expect("prepare");
-    let source = input.source();
-    let doc = pipeline
-        .process(input, &source, &prepared)
-        .expect("process");
+/// A processed document as comparable text: its chunks as JSON, bytes and warnings.
+type Seen = (Vec<String>, usize, Vec<String>);
+
+fn seen(doc: chunklab_pipeline::Processed<'_>) -> Seen {
     let chunks = doc
         .chunks
         .iter()
         .map(|c| serde_json::to_string(c).expect("json"))
         .collect();
     (chunks, doc.bytes, doc.warnings)
+}
+
+fn lines(pipeline: &Pipeline, input: &Input) -> Seen {
+    let prepared = pipeline.prepare(input, false).expect("prepare");
+    let source = input.source();
+    seen(
+        pipeline
+            .process(input, &source, &prepared)
+            .expect("process"),
+    )
 }
 
 #[test]
@@ -76,30 +84,11 @@ fn processed_in_one_go_is_prepare_and_process() {
             .expect("pipeline");
             let want = lines(&pipeline, &input);
             let got = pipeline
-                .with_processed(&input, |doc| {
-                    let chunks: Vec<String> = doc
-                        .chunks
-                        .iter()
-                        .map(|c| serde_json::to_string(c).expect("json"))
-                        .collect();
-                    (chunks, doc.bytes, doc.warnings)
-                })
+                .with_processed(&input, seen)
                 .expect("with_processed");
             assert_eq!(got, want, "{name} {}", cfg.strategy);
         }
     }
-}
-
-/// A processed document as comparable text: its chunks as JSON, bytes and warnings.
-type Seen = (Vec<String>, usize, Vec<String>);
-
-fn seen(doc: chunklab_pipeline::Processed<'_>) -> Seen {
-    let chunks = doc
-        .chunks
-        .iter()
-        .map(|c| serde_json::to_string(c).expect("json"))
-        .collect();
-    (chunks, doc.bytes, doc.warnings)
 }
 
 fn or_skip(r: Result<Seen, chunklab_pipeline::Skip>) -> Result<Seen, String> {
