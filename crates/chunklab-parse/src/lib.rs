@@ -88,4 +88,15 @@ pub trait Parser: Send + Sync {
         path: &Path,
         limits: &Limits,
     ) -> Result<ParsedDocument, ParseError>;
+    /// [`Parser::parse`] of a file already read into a `String`: the same document. The text
+    /// formats (Markdown, reStructuredText, plain text) make the string the document's text
+    /// instead of checking and copying it again; the others parse its bytes.
+    fn parse_string(
+        &self,
+        text: String,
+        path: &Path,
+        limits: &Limits,
+    ) -> Result<ParsedDocument, ParseError> {
+        self.parse(text.as_bytes(), path, limits)
+    }
 }

@@ -11,7 +11,7 @@
 //! very start) is an `Other` element, and its `key: value` lines go into the metadata; the
 //! metadata `title` is the front matter's title, else the first level-1 heading.
 
-use crate::support::{decode, element, finish, LineIndex};
+use crate::support::{decode, element, finish, with_text, without_bom, LineIndex};
 use crate::{Limits, ParseError, Parser};
 use chunklab_core::document::{Element, ElementKind, ParsedDocument};
 use pulldown_cmark::{CodeBlockKind, Event, Options, Tag, TagEnd};
@@ -50,10 +50,27 @@ impl Parser for MarkdownParser {
     ) -> Result<ParsedDocument, ParseError> {
         Ok(parse_markdown(decode(bytes)?, limits))
     }
+
+    fn parse_string(
+        &self,
+        text: String,
+        _path: &Path,
+        limits: &Limits,
+    ) -> Result<ParsedDocument, ParseError> {
+        Ok(with_text(without_bom(text), |t| markdown_of(t, limits)))
+    }
 }
 
 /// Parse Markdown `text` (see the module docs).
 pub fn parse_markdown(text: &str, limits: &Limits) -> ParsedDocument {
+    ParsedDocument {
+        text: text.to_string(),
+        ..markdown_of(text, limits)
+    }
+}
+
+/// [`parse_markdown`] with the document's text left empty.
+fn markdown_of(text: &str, limits: &Limits) -> ParsedDocument {
     let lines = LineIndex::new(text);
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
@@ -181,7 +198,7 @@ pub fn parse_markdown(text: &str, limits: &Limits) -> ParsedDocument {
         }
     }
     ParsedDocument {
-        text: text.to_string(),
+        text: String::new(),
         elements,
         format: "markdown".into(),
         metadata,

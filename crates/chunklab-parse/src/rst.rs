@@ -14,7 +14,7 @@
 //!   `ListItem`s, with their indented continuation lines.
 //! * Grid and simple tables and transitions (`----` alone) are `Other`.
 
-use crate::support::{decode, element, finish, LineIndex};
+use crate::support::{decode, element, finish, with_text, without_bom, LineIndex};
 use crate::{Limits, ParseError, Parser};
 use chunklab_core::document::{Element, ElementKind, ParsedDocument};
 use std::collections::BTreeMap;
@@ -52,6 +52,15 @@ impl Parser for RstParser {
     ) -> Result<ParsedDocument, ParseError> {
         Ok(parse_rst(decode(bytes)?))
     }
+
+    fn parse_string(
+        &self,
+        text: String,
+        _path: &Path,
+        _limits: &Limits,
+    ) -> Result<ParsedDocument, ParseError> {
+        Ok(with_text(without_bom(text), rst_of))
+    }
 }
 
 /// Directives whose body is code.
@@ -59,6 +68,14 @@ const CODE_DIRECTIVES: [&str; 5] = ["code-block", "code", "sourcecode", "testcod
 
 /// Parse reStructuredText `text` (see the module docs).
 pub fn parse_rst(text: &str) -> ParsedDocument {
+    ParsedDocument {
+        text: text.to_string(),
+        ..rst_of(text)
+    }
+}
+
+/// [`parse_rst`] with the document's text left empty.
+fn rst_of(text: &str) -> ParsedDocument {
     let index = LineIndex::new(text);
     let lines = lines_of(text);
     let n = lines.len();
@@ -155,7 +172,7 @@ pub fn parse_rst(text: &str) -> ParsedDocument {
         metadata.insert("title".into(), t.title().unwrap_or_default().to_string());
     }
     ParsedDocument {
-        text: text.to_string(),
+        text: String::new(),
         elements,
         format: "rst".into(),
         metadata,

@@ -4,7 +4,7 @@
 //! non-whitespace char is outside every element.
 
 use crate::ParseError;
-use chunklab_core::document::{Element, ElementKind};
+use chunklab_core::document::{Element, ElementKind, ParsedDocument};
 use chunklab_core::text::strip_span;
 use std::cmp::Reverse;
 
@@ -20,6 +20,25 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<&str, ParseError> {
 }
 
 pub(crate) use chunklab_core::text::LineIndex;
+
+/// The document `parse` makes of `text` (its text left empty), with `text` moved in rather than
+/// copied.
+pub(crate) fn with_text(
+    text: String,
+    parse: impl FnOnce(&str) -> ParsedDocument,
+) -> ParsedDocument {
+    let mut doc = parse(&text);
+    doc.text = text;
+    doc
+}
+
+/// `text` without a leading byte order mark, as [`decode`] leaves it out.
+pub(crate) fn without_bom(mut text: String) -> String {
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    text
+}
 
 /// A new element over `text[start..end]` stripped of surrounding whitespace, with its source
 /// lines; `None` when that is empty.

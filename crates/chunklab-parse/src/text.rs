@@ -15,7 +15,7 @@
 //! `Title` when it stands alone, is short and does not end like a sentence. Form feeds (as
 //! `pdftotext` writes between pages) become `PageBreak`s and give every element its page.
 
-use crate::support::{decode, element, finish, LineIndex};
+use crate::support::{decode, element, finish, with_text, without_bom, LineIndex};
 use crate::{Limits, ParseError, Parser};
 use chunklab_core::document::{Element, ElementKind, ParsedDocument};
 use chunklab_core::text::{count_newlines, strip_span};
@@ -55,6 +55,15 @@ impl Parser for TextParser {
     ) -> Result<ParsedDocument, ParseError> {
         Ok(parse_text(decode(bytes)?))
     }
+
+    fn parse_string(
+        &self,
+        text: String,
+        _path: &Path,
+        _limits: &Limits,
+    ) -> Result<ParsedDocument, ParseError> {
+        Ok(with_text(without_bom(text), text_of))
+    }
 }
 
 impl TextParser {
@@ -67,12 +76,10 @@ impl TextParser {
 
     /// [`TextParser::parse_flat`] of text already in a `String`, which becomes the document's
     /// text (not copied; a byte order mark is left out, as [`Parser::parse`] does).
-    pub fn parse_flat_string(&self, mut text: String) -> ParsedDocument {
-        if text.starts_with('\u{feff}') {
-            text.drain(..'\u{feff}'.len_utf8());
-        }
+    pub fn parse_flat_string(&self, text: String) -> ParsedDocument {
+        let text = without_bom(text);
         if text.contains('\x0C') {
-            return parse_text(&text);
+            return with_text(text, text_of);
         }
         flat(text)
     }
@@ -128,6 +135,14 @@ const NUMBERED_RANK: u8 = 10;
 
 /// Parse plain `text` (see the module docs).
 pub fn parse_text(text: &str) -> ParsedDocument {
+    ParsedDocument {
+        text: text.to_string(),
+        ..text_of(text)
+    }
+}
+
+/// [`parse_text`] with the document's text left empty.
+fn text_of(text: &str) -> ParsedDocument {
     let index = LineIndex::new(text);
     let lines = lines_of(text);
     let mut elements: Vec<Element> = Vec::new();
@@ -224,7 +239,7 @@ pub fn parse_text(text: &str) -> ParsedDocument {
     let pages = paginate(text, &mut elements);
     finish(text, &index, &mut elements);
     ParsedDocument {
-        text: text.to_string(),
+        text: String::new(),
         elements,
         format: "text".into(),
         metadata,

@@ -38,6 +38,12 @@ fn parse(path: &Path) -> ParsedDocument {
         "text formats keep the file as the text"
     );
     check_elements(&doc, path);
+    // The file already read into a string parses to the same document.
+    let text = String::from_utf8(bytes).expect("UTF-8 document");
+    let from_string = parser
+        .parse_string(text, path, &Limits::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(from_string, doc, "{}: parse_string", path.display());
     doc
 }
 
@@ -126,6 +132,33 @@ fn chunk(
 
 fn cl100k() -> Arc<dyn chunklab_core::Sizer> {
     chunklab_tokenizers::sizer_from_spec("tokens", Some("cl100k"), false).unwrap()
+}
+
+#[test]
+fn parse_string_is_parse() {
+    // Byte order marks (the parsers leave one out), form feeds (pages), CRLF, and a format
+    // without a string parser of its own (HTML: its bytes are parsed).
+    let texts = [
+        "# Titel\n\nTekst *met* nadruk.\n\n- een\n- twee\n",
+        "\u{feff}# Titel\n\nTekst.\n",
+        "\u{feff}\u{feff}Titel\n=====\n\nTekst.\n",
+        "HOOFDSTUK 1\r\n\r\nDe raad besluit.\x0CPagina twee.\n",
+        "",
+        "<h1>Titel</h1><p>Tekst.</p>",
+    ];
+    for name in ["a.md", "a.rst", "a.txt", "a.html"] {
+        let path = Path::new(name);
+        for text in texts {
+            let parser = parser_for(path, text.as_bytes());
+            let want = parser
+                .parse(text.as_bytes(), path, &Limits::default())
+                .expect("parses");
+            let got = parser
+                .parse_string(text.to_string(), path, &Limits::default())
+                .expect("parses");
+            assert_eq!(got, want, "{name}: {text:?}");
+        }
+    }
 }
 
 #[test]

@@ -167,7 +167,7 @@ impl crate::Pipeline {
         if flat && parser.name() == "text" {
             return Ok(chunklab_parse::text::TextParser.parse_flat_string(text));
         }
-        parser.parse(bytes, path, &self.reading.limits)
+        parser.parse_string(text, path, &self.reading.limits)
     }
 }
 
@@ -247,15 +247,17 @@ pub(crate) fn prepare_text(
     if big && !needs_structure {
         return Ok(Prepared::Plain(text));
     }
-    let mut doc = if flat && parser.name() == "text" {
-        chunklab_parse::text::TextParser
-            .parse_flat(text.as_str().as_bytes())
-            .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?
-    } else {
-        parser
-            .parse(text.as_str().as_bytes(), input.path(), &how.limits)
-            .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?
+    let flat = flat && parser.name() == "text";
+    // Text read into memory becomes the document's text; a mapped file's is copied.
+    let doc = match text {
+        Text::Owned(s) if flat => Ok(chunklab_parse::text::TextParser.parse_flat_string(s)),
+        Text::Owned(s) => parser.parse_string(s, input.path(), &how.limits),
+        Text::Mapped(..) if flat => {
+            chunklab_parse::text::TextParser.parse_flat(text.as_str().as_bytes())
+        }
+        Text::Mapped(..) => parser.parse(text.as_str().as_bytes(), input.path(), &how.limits),
     };
+    let mut doc = doc.map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?;
     let warnings = std::mem::take(&mut doc.warnings);
     Ok(Prepared::Parsed(doc, warnings))
 }
