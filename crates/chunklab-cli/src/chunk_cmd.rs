@@ -190,25 +190,25 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
             }
         });
         for work in to_write {
-            match work {
+            let unwritten = match work {
                 Work::Large(input, len) => {
                     let outcome = if len >= BIG_DOCUMENT {
                         chunk_big(&input, pipeline, &mut writer, &mut out)?
                     } else {
                         chunk_large(&input, pipeline, &mut writer, &mut out)?
                     };
-                    let unwritten = report(&input, outcome);
-                    writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
+                    report(&input, outcome)
                 }
                 Work::Batch(inputs, outcomes) => {
                     let mut unwritten = Vec::new();
                     for (inp, outcome) in inputs.iter().zip(outcomes) {
                         unwritten.extend(report(inp, outcome));
                     }
-                    // The whole batch in few system calls, straight from the rendered buffers.
-                    writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
+                    unwritten
                 }
-            }
+            };
+            // A whole batch in few system calls, straight from the rendered buffers.
+            writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
         }
         Ok(())
     })?;

@@ -429,6 +429,7 @@ impl ChunkWriter {
 /// two sets at 1 MiB that was about 2,600 page faults (10 MB of fresh pages) for a 20 MB
 /// document; at 256 KiB it is a quarter of that, and writes of 256 KiB cost no more per byte.
 pub const PIECE_BYTES: usize = 1 << 18;
+
 /// Writes every byte of `slices` (partial writes resumed) and empties it.
 fn write_all_slices(w: &mut dyn Write, slices: &mut Vec<io::IoSlice<'_>>) -> io::Result<()> {
     let mut rest = &mut slices[..];
