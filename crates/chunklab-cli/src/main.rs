@@ -75,9 +75,42 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // `chunklab chunk big.pdf | head` is fine, as it is for ripgrep and other filters.
+        Err(e) if reader_of_stdout_gone(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {:#}", args::cli_error(e));
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether `e` is a broken pipe while whatever read our standard output has closed it (the
+/// command's output is not wanted any more, so it stops quietly). A broken pipe elsewhere (a
+/// socket, a child process) while stdout is still read stays an error.
+fn reader_of_stdout_gone(e: &anyhow::Error) -> bool {
+    let broken_pipe = e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    });
+    broken_pipe && stdout_has_no_reader()
+}
+
+/// Whether stdout is a pipe or socket whose reading end is closed: `poll` reports `POLLERR` on
+/// such a writing end (Linux, macOS, the BSDs).
+#[cfg(unix)]
+fn stdout_has_no_reader() -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDOUT_FILENO,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, a zero timeout; poll only writes `revents`.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready == 1 && fd.revents & libc::POLLERR != 0
+}
+
+#[cfg(not(unix))]
+fn stdout_has_no_reader() -> bool {
+    false
 }

@@ -650,3 +650,51 @@ fn parser_flag_and_structure_errors() {
     assert_eq!(chunks[0]["text"], "# Vergunningen\n\n## Artikel 3");
     assert!(chunks[0]["prefix"].is_null() && chunks[0]["page_end"].is_null());
 }
+
+/// `chunklab chunk big.txt | head`: when the reader of stdout goes away the command stops
+/// quietly with success, as filters do; an unwritable stdout that is not a closed pipe is still
+/// an error.
+#[test]
+fn closed_stdout_pipe_stops_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.txt");
+    // Far more output than a pipe buffers (64 KiB on Linux).
+    std::fs::write(&big, "Een motie over windenergie op land. ".repeat(100_000)).unwrap();
+    let big = big.to_str().unwrap();
+    for args in [
+        &["chunk", big, "--size", "200"][..],
+        &["chunk", big, "--size", "200", "--format", "json"],
+        &["strategies"],
+    ] {
+        let mut child = cli!()
+            .command()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut head = [0u8; 100];
+        child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+        // The read end is dropped here, before the command is done writing.
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{args:?}");
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let full = std::fs::File::options()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = cli!()
+            .command()
+            .args(["chunk", big, "--size", "200"])
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains("No space left"), "{}", stderr(&out));
+    }
+}
