@@ -345,6 +345,20 @@ impl ChunkingArgs {
     }
 }
 
+/// The chunking flags (every flag of [`ChunkingArgs`], `--strategy`, `--size`, ...) that the
+/// command line of a command flattening [`ChunkingArgs`] gives, in their spelling: a command
+/// given none may take the configuration an index recorded instead of the flags' defaults.
+pub fn chunking_flags_given(m: &clap::ArgMatches) -> Vec<String> {
+    let flags = <ChunkingArgs as clap::Args>::augment_args(clap::Command::new("chunking"));
+    flags
+        .get_arguments()
+        .filter(|arg| {
+            m.value_source(arg.get_id().as_str()) == Some(clap::parser::ValueSource::CommandLine)
+        })
+        .map(|arg| format!("--{}", arg.get_long().unwrap_or(arg.get_id().as_str())))
+        .collect()
+}
+
 /// `--levels 2048,512,128` → `[2048, 512, 128]` (order and range are checked by the strategy).
 fn parse_levels(spec: &str) -> Result<Vec<usize>> {
     spec.split(',')

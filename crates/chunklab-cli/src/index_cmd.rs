@@ -5,10 +5,17 @@
 //! files are skipped, changed ones re-chunked and re-embedded, files that are gone are removed.
 //! Documents are committed in batches, so an interrupted run keeps every batch it finished and
 //! the next run picks up the rest.
+//!
+//! A run without chunking flags takes the configuration the index was last written with
+//! (recorded in its settings, [`IndexRun`]), and one without `--acl` / `--meta` its rules, so
+//! `chunklab index archief/ --index archief.idx` repeats nothing; `--rebuild` takes only the
+//! flags given.
 
-use crate::args::ChunkingArgs;
+use crate::args::{chunking_flags_given, cli_error, ChunkingArgs};
 use anyhow::{bail, Result};
-use chunklab_pipeline::indexing::{IndexBuilder, IndexConfig, Progress};
+use chunklab_pipeline::indexing::{stored_run, IndexBuilder, IndexConfig, IndexRun, Progress};
+use chunklab_pipeline::Pipeline;
+use clap::parser::ValueSource;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -56,7 +63,27 @@ pub struct IndexArgs {
     quiet: bool,
 }
 
-pub fn run(a: IndexArgs) -> Result<ExitCode> {
+/// Which of the flags that an index records were given on the command line.
+#[derive(Debug, Default)]
+pub struct Given {
+    /// The chunking flags given ([`chunking_flags_given`]).
+    chunking: Vec<String>,
+    /// `--acl` or `--meta` given.
+    rules: bool,
+}
+
+impl Given {
+    /// What `index`'s matches hold from the command line (not from defaults).
+    pub fn of(m: &clap::ArgMatches) -> Given {
+        let on_line = |id: &str| m.value_source(id) == Some(ValueSource::CommandLine);
+        Given {
+            chunking: chunking_flags_given(m),
+            rules: on_line("acl") || on_line("meta"),
+        }
+    }
+}
+
+pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
     let location = match (&a.index, &a.store) {
         (Some(dir), _) => dir.display().to_string(),
         (None, Some(s)) => s.clone(),
@@ -83,15 +110,62 @@ pub fn run(a: IndexArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     let started = Instant::now();
-    let pipeline = Arc::new(a.chunking.pipeline()?);
+    // What the flags leave out comes from the index's last run (never with --rebuild).
+    let stored = match a.rebuild || (!given.chunking.is_empty() && given.rules) {
+        true => None,
+        false => stored_run(&location)?,
+    };
+    let adopt_chunking = given.chunking.is_empty() && stored.is_some();
+    let adopt_rules = !given.rules && stored.is_some();
+    let pipeline = match &stored {
+        Some(run) if adopt_chunking => Pipeline::new(run.pipeline.clone())
+            .map_err(cli_error)
+            .map_err(|e| e.context(format!("{location}: the index's own configuration")))?,
+        _ => a.chunking.pipeline()?,
+    };
+    let pipeline = Arc::new(pipeline);
     let inputs = pipeline.collect(&a.paths)?;
+    let (acl, meta) = match &stored {
+        Some(IndexRun { acl, meta, .. }) if adopt_rules => (acl.clone(), meta.clone()),
+        _ => (a.acl.clone(), a.meta.clone()),
+    };
     let cfg = IndexConfig {
         rebuild: a.rebuild,
         commit_every: a.commit_every,
-        acl: a.acl.clone(),
-        meta: a.meta.clone(),
+        acl,
+        meta,
     };
-    let mut builder = IndexBuilder::create(&location, pipeline, &cfg).map_err(flag_names)?;
+    let mut builder = match IndexBuilder::create(&location, pipeline, &cfg) {
+        Ok(b) => b,
+        Err(e) => {
+            if stored.is_some()
+                && !given.chunking.is_empty()
+                && format!("{e}").contains("other settings")
+            {
+                eprintln!(
+                    "note: without {} this run takes the index's own configuration",
+                    given.chunking.join(", ")
+                );
+            }
+            return Err(flag_names(e));
+        }
+    };
+    if !a.quiet && adopt_chunking {
+        let s = builder.settings();
+        eprintln!(
+            "using the index's own configuration: {} (model {}, lang {}); chunking flags would replace it",
+            s.chunker, s.model, s.lang
+        );
+    }
+    if !a.quiet && adopt_rules && !(cfg.acl.is_empty() && cfg.meta.is_empty()) {
+        let rules: Vec<String> = cfg
+            .acl
+            .iter()
+            .map(|r| format!("--acl '{r}'"))
+            .chain(cfg.meta.iter().map(|r| format!("--meta '{r}'")))
+            .collect();
+        eprintln!("keeping the index's rules: {}", rules.join(" "));
+    }
     for note in builder.notes() {
         eprintln!("warning: {note}");
     }

@@ -14,10 +14,10 @@ mod search_cmd;
 mod serve_cmd;
 mod strategies_cmd;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Subcommand};
 use std::process::ExitCode;
 
-#[derive(Parser)]
+#[derive(clap::Parser)]
 #[command(
     name = "chunklab",
     version,
@@ -60,17 +60,30 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.cmd {
         Cmd::Chunk(args) => chunk_cmd::run(*args),
         Cmd::Parse(args) => parse_cmd::run(args),
         Cmd::Models(cmd) => models_cmd::run(cmd),
         Cmd::Embed(args) => embed_cmd::run(args),
-        Cmd::Index(args) => index_cmd::run(*args),
+        Cmd::Index(args) => {
+            let given = matches
+                .subcommand_matches("index")
+                .map(index_cmd::Given::of)
+                .unwrap_or_default();
+            index_cmd::run(*args, given)
+        }
         Cmd::Search(args) => search_cmd::run(*args),
         Cmd::Bench(args) => bench_cmd::run(*args),
         Cmd::Queries(cmd) => queries_cmd::run(cmd),
-        Cmd::Serve(args) => serve_cmd::run(*args),
+        Cmd::Serve(args) => {
+            let given = matches
+                .subcommand_matches("serve")
+                .map(args::chunking_flags_given)
+                .unwrap_or_default();
+            serve_cmd::run(*args, given)
+        }
         Cmd::Strategies { json } => strategies_cmd::run(json),
     };
     match result {

@@ -3,6 +3,7 @@
 
 use crate::args::ChunkingArgs;
 use anyhow::{Context, Result};
+use chunklab_pipeline::indexing::stored_run;
 use chunklab_server::{AppState, Limits, ServerConfig, Tokens};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -49,13 +50,15 @@ pub struct ServeArgs {
     /// Most CPU-bound jobs at once (default: the number of cores).
     #[arg(long)]
     workers: Option<usize>,
-    /// How documents sent to POST /v1/documents are chunked: the flags the index was built
-    /// with (writes are refused when they differ from the index's settings).
+    /// How documents sent to POST /v1/documents are chunked: without chunking flags, the
+    /// configuration the index was last written with; flags replace it (writes are refused
+    /// when they differ from the index's settings).
     #[command(flatten)]
     chunking: Box<ChunkingArgs>,
 }
 
-pub fn run(a: ServeArgs) -> Result<ExitCode> {
+/// `given`: the chunking flags on the command line ([`crate::args::chunking_flags_given`]).
+pub fn run(a: ServeArgs, given: Vec<String>) -> Result<ExitCode> {
     let tokens = match &a.tokens {
         Some(p) => Tokens::load(p)?,
         None => Tokens::default(),
@@ -70,10 +73,29 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
     if let Some(w) = a.workers {
         limits.workers = w.max(1);
     }
+    let location = a
+        .index
+        .as_ref()
+        .map(|d| d.display().to_string())
+        .or_else(|| a.store.clone());
+    let write_pipeline = match &location {
+        None => None,
+        Some(location) => match given.is_empty() {
+            // The index's own configuration, when it recorded one.
+            true => match stored_run(location)? {
+                Some(run) => {
+                    if !chunklab_postgres::is_postgres_url(location) {
+                        eprintln!("chunklab serve: documents written are chunked with the index's own configuration");
+                    }
+                    Some(run.pipeline)
+                }
+                None => Some(a.chunking.config()?),
+            },
+            false => Some(a.chunking.config()?),
+        },
+    };
     let cfg = ServerConfig {
-        write_pipeline: (a.index.is_some() || a.store.is_some())
-            .then(|| a.chunking.config())
-            .transpose()?,
+        write_pipeline,
         index: a.index.clone(),
         store: a.store.clone(),
         bench_dir: a.bench_dir.clone(),

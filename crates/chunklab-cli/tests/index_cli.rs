@@ -676,6 +676,7 @@ fn search_with_a_huge_k_returns_every_match() {
         dim: 0,
         model_max_tokens: 0,
         lang: "en".into(),
+        run: None,
     };
     // A text-only index (no model needed for BM25), written by the library.
     let mut w = IndexWriter::open(&idx, settings, false).unwrap();
@@ -807,4 +808,113 @@ fn chunks_longer_than_the_model_window_are_reported() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("truncated"), "{}", stderr(&out));
+}
+
+/// A re-run names no chunking flags and no rules: it takes the index's own (recorded by the
+/// run that wrote it), so `chunklab index DIR --index IDX` repeats nothing. Flags given replace
+/// what they name: chunking flags are checked against the index, rules replace its rules.
+#[test]
+fn a_rerun_without_flags_takes_the_index_own_configuration() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = sample_corpus(tmp.path());
+    let idx = tmp.path().join("own.idx");
+    let (c, i) = (corpus.to_str().unwrap(), idx.to_str().unwrap());
+    let flags = ["--strategy", "headings", "--size", "120", "--unit", "words"];
+    let mut first = vec!["index", c, "--index", i];
+    first.extend_from_slice(&flags);
+    first.extend_from_slice(&["--acl", "motie*=team-a", "--meta", "motie*=type:motie"]);
+    ok(&first);
+
+    // A changed file, re-indexed by the bare command with the index's flags and rules.
+    let guide = corpus.join("chunking-guide.md");
+    let mut text = std::fs::read_to_string(&guide).unwrap();
+    text.push_str("\n\n## Appendix\n\nOne more section about chunk sizes and overlap.\n");
+    std::fs::write(&guide, text).unwrap();
+    let out = ok(&["index", c, "--index", i]);
+    let e = stderr(&out);
+    assert!(
+        e.contains("using the index's own configuration: headings"),
+        "{e}"
+    );
+    assert!(
+        e.contains("keeping the index's rules: --acl 'motie*=team-a' --meta 'motie*=type:motie'"),
+        "{e}"
+    );
+    assert!(
+        e.contains("0 added, 1 updated, 0 removed, 2 unchanged"),
+        "{e}"
+    );
+    // Exactly the chunks `chunk` makes with the first run's flags.
+    let mut chunk = vec!["chunk", c];
+    chunk.extend_from_slice(&flags);
+    let want = String::from_utf8(ok(&chunk).stdout)
+        .unwrap()
+        .lines()
+        .count();
+    assert!(
+        e.contains(&format!("3 documents, {want} chunks")),
+        "{want}: {e}"
+    );
+    for filter in ["acl=team-a", "type=motie"] {
+        let r = search(
+            &idx,
+            "windturbines",
+            &["--mode", "bm25", "--filter", filter],
+        );
+        assert!(
+            !r.is_empty()
+                && r.iter()
+                    .all(|h| h["doc_id"] == "motie-windenergie-2021.txt"),
+            "{filter}: {r:?}"
+        );
+    }
+
+    // Chunking flags other than the index's are refused, with a word on the bare command.
+    let out = run(&["index", c, "--index", i, "--size", "300"]);
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(
+        e.contains("other settings")
+            && e.contains("without --size this run takes the index's own configuration"),
+        "{e}"
+    );
+
+    // New rules replace the index's; the chunking is still its own.
+    let out = ok(&["index", c, "--index", i, "--acl", "verordening*=team-b"]);
+    let e = stderr(&out);
+    assert!(
+        e.contains("using the index's own configuration") && !e.contains("keeping"),
+        "{e}"
+    );
+    assert!(e.contains("2 updated"), "{e}");
+    let r = search(
+        &idx,
+        "windturbines",
+        &["--mode", "bm25", "--filter", "acl=team-a"],
+    );
+    assert!(r.is_empty(), "{r:?}");
+    let r = search(
+        &idx,
+        "parkeren",
+        &["--mode", "bm25", "--filter", "acl=team-b"],
+    );
+    assert!(
+        !r.is_empty()
+            && r.iter()
+                .all(|h| h["doc_id"] == "verordening-parkeren-2022.txt"),
+        "{r:?}"
+    );
+
+    // --rebuild takes only the flags given (here the defaults).
+    let out = ok(&["index", c, "--index", i, "--rebuild"]);
+    let e = stderr(&out);
+    assert!(
+        e.contains("3 added") && !e.contains("own configuration"),
+        "{e}"
+    );
+    let out = run(&["search", "x", "--index", i, "--filter", "type=motie"]);
+    assert!(
+        !out.status.success(),
+        "the rebuilt index has no `type` field"
+    );
 }

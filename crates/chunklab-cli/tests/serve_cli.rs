@@ -354,3 +354,80 @@ fn bad_flags_are_clear_errors_naming_them() {
         &["no-such-index", "no chunklab index here"],
     );
 }
+
+/// `chunklab serve --index IDX` without chunking flags writes documents with the index's own
+/// configuration: an index built with flags (headings, words), one built with none, and one
+/// whose manifest recorded no configuration (written before chunklab recorded it) all take
+/// POST /v1/documents. The bare default build used to be refused: the server gave the
+/// pipeline the index's model, which made the default unit the model's tokens, not chars.
+#[test]
+fn serve_without_chunking_flags_writes_with_the_index_own_configuration() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tokens = tmp.path().join("tokens.toml");
+    std::fs::write(&tokens, TOKENS).unwrap();
+    let corpus = tmp.path().join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    std::fs::copy(
+        samples().join("motie-windenergie-2021.txt"),
+        corpus.join("motie.txt"),
+    )
+    .unwrap();
+    let cases: [(&str, &[&str], bool); 3] = [
+        (
+            "headings",
+            &["--strategy", "headings", "--size", "150", "--unit", "words"],
+            false,
+        ),
+        ("defaults", &[], false),
+        ("unrecorded", &[], true),
+    ];
+    for (name, flags, forget) in cases {
+        let idx = tmp.path().join(name);
+        let i = idx.to_str().unwrap();
+        let mut args = vec![
+            "index",
+            corpus.to_str().unwrap(),
+            "--index",
+            i,
+            "--acl",
+            "**=team-a",
+        ];
+        args.extend_from_slice(flags);
+        let out = run(&args);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        if forget {
+            let path = idx.join("manifest.json");
+            let mut m: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            assert!(m["settings"]["run"].is_object(), "{m}");
+            m["settings"].as_object_mut().unwrap().remove("run");
+            std::fs::write(&path, m.to_string()).unwrap();
+        }
+        let s = serve(&["--index", i, "--tokens", tokens.to_str().unwrap()]);
+        let started = Instant::now();
+        let ready = loop {
+            let (status, body) = http(s.addr, "GET", "/ready", None, None);
+            if status == 200 {
+                break body;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "{name}: {body}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert_eq!(ready["index"]["writable"], true, "{name}: {ready}");
+        let doc = json!({"doc_id": "nieuw.txt", "text": "De raad besluit over zonnepanelen op het stadhuis.", "acl": ["team-a"]});
+        let (status, body) = http(
+            s.addr,
+            "POST",
+            "/v1/documents",
+            Some("writer-a-secret"),
+            Some(&doc),
+        );
+        assert!(status == 200 || status == 201, "{name}: {status} {body}");
+        let q = "/v1/search?q=zonnepanelen%20stadhuis&mode=bm25&k=1";
+        let (status, body) = http(s.addr, "GET", q, Some("reader-a-secret"), None);
+        assert_eq!(status, 200, "{name}: {body}");
+        assert_eq!(body["hits"][0]["doc_id"], "nieuw.txt", "{name}: {body}");
+    }
+}

@@ -145,6 +145,15 @@ fn index_and_search_through_postgres_match_the_embedded_index() {
         "{err}"
     );
     assert!(!err.contains("password"), "{err}");
+    // So does the bare command: it takes the store's own configuration and rules.
+    let out = ok(&["index", samples.to_str().unwrap(), "--store", &url]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("using the index's own configuration")
+            && err.contains("keeping the index's rules: --acl")
+            && err.contains("0 added, 0 updated, 0 removed, 3 unchanged"),
+        "{err}"
+    );
 }
 
 #[test]

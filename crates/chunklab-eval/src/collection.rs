@@ -149,6 +149,7 @@ impl Collection {
             dim: model.as_ref().map_or(0, |m| m.dim),
             model_max_tokens: model.as_ref().map_or(0, |m| m.max_tokens),
             lang: spec.lang.clone(),
+            run: None,
         };
         let dim = settings.dim;
         let (mut w, place): (Box<dyn StoreWriter>, Place) = match scratch {

@@ -46,7 +46,7 @@
 //! let settings = Settings {
 //!     chunker: "paragraph size=100 unit=chars".into(), reading: String::new(),
 //!     unit: "chars".into(), tokenizer: None, model: "toy".into(), dim: 2,
-//!     model_max_tokens: 16, lang: "en".into(),
+//!     model_max_tokens: 16, lang: "en".into(), run: None,
 //! };
 //! let mut w = IndexWriter::open(dir.path(), settings, false)?;
 //! let text = "Wind turbines at sea.\n\nParking permits for visitors.";

@@ -41,6 +41,12 @@ pub struct Settings {
     pub model_max_tokens: usize,
     /// BM25 analyzer language: `en`, `nl` or `auto` (per document).
     pub lang: String,
+    /// The configuration of the last run that wrote the index, as the writing library spells
+    /// it (chunklab-pipeline: its typed pipeline configuration plus the access and metadata
+    /// rules, as JSON), so that a later run can take it instead of repeating it. Never
+    /// compared: the fields above decide what the index takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<serde_json::Value>,
 }
 
 impl Settings {
@@ -198,6 +204,7 @@ mod tests {
             dim: 384,
             model_max_tokens: 256,
             lang: "auto".into(),
+            run: None,
         }
     }
 
@@ -215,6 +222,13 @@ mod tests {
             "{why}"
         );
         assert!(settings().mismatch(&settings()).is_none());
+        // The last run's configuration is carried, never compared.
+        let mut with_run = settings();
+        with_run.run = Some(serde_json::json!({"chunking": {"size": 512}}));
+        assert!(settings().mismatch(&with_run).is_none());
+        let m = Manifest::new(with_run.clone());
+        m.write(dir.path()).unwrap();
+        assert_eq!(Manifest::read(dir.path()).unwrap().settings, with_run);
     }
 
     #[test]

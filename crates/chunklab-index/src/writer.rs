@@ -247,12 +247,16 @@ impl IndexWriter {
                 let _ = m;
                 None
             }
-            Some(m) => {
+            Some(mut m) => {
                 if let Some(why) = m.settings.mismatch(&settings) {
                     return Err(Error::Mismatch(format!(
                         "{}: the index was built with other settings ({why}); use a new --index directory, or --rebuild to re-index everything with the new settings",
                         dir.display()
                     )));
+                }
+                // This run's configuration is recorded with its first commit.
+                if settings.run.is_some() {
+                    m.settings.run = settings.run.clone();
                 }
                 Some(m)
             }

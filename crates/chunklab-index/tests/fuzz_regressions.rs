@@ -13,6 +13,7 @@ fn settings() -> Settings {
         dim: 2,
         model_max_tokens: 16,
         lang: "en".into(),
+        run: None,
     }
 }
 

@@ -18,6 +18,7 @@ fn settings(lang: &str) -> Settings {
         dim: 4,
         model_max_tokens: 64,
         lang: lang.into(),
+        run: None,
     }
 }
 

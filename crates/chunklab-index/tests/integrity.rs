@@ -18,6 +18,7 @@ fn settings() -> Settings {
         dim: 2,
         model_max_tokens: 64,
         lang: "en".into(),
+        run: None,
     }
 }
 

@@ -22,6 +22,7 @@
 //! ```
 
 mod rules;
+mod run;
 
 use crate::{index_document, Input, Pipeline, Prepared, Skip};
 use anyhow::{anyhow, bail, Context as _, Result};
@@ -33,6 +34,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
+
+pub use run::{stored_run, IndexRun};
 
 /// The embedding model when the pipeline names none.
 pub const DEFAULT_MODEL: &str = "minilm";
@@ -181,7 +184,8 @@ impl IndexBuilder {
             check_field(&r.value.0, "meta")?;
         }
         let (model_spec, model) = pipeline.index_model(DEFAULT_MODEL)?;
-        let settings = pipeline.index_settings(&model_spec, model.as_ref());
+        let mut settings = pipeline.index_settings(&model_spec, model.as_ref());
+        settings.run = Some(IndexRun::new(&pipeline.config, cfg).to_json());
         let mut notes = Vec::new();
         let writer: Box<dyn StoreWriter + Send> = if chunklab_postgres::is_postgres_url(location) {
             chunklab_postgres::open::open_pg_writer(location, settings, cfg.rebuild)?

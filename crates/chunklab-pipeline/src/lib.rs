@@ -412,6 +412,7 @@ impl Pipeline {
             dim: model.dim(),
             model_max_tokens: model.max_tokens(),
             lang: self.config.chunking.lang.code().to_string(),
+            run: None,
         }
     }
 }

@@ -121,6 +121,7 @@ fn main() {
         dim: DIM,
         model_max_tokens: 512,
         lang: "en".into(),
+        run: None,
     };
     let (mut ingest_s, mut copy_s) = (0.0, 0.0);
     let mut nc = 0;

@@ -5,7 +5,8 @@
 
 use crate::conn::is_postgres_url;
 use crate::{PgStore, PgWriter};
-use chunklab_index::{ChunkStore, Error, Index, IndexWriter, Settings, StoreWriter};
+use chunklab_index::manifest::MANIFEST_FILE;
+use chunklab_index::{ChunkStore, Error, Index, IndexWriter, Manifest, Settings, StoreWriter};
 use std::path::Path;
 
 /// Open a store for searching: PostgreSQL for a `postgres://` URL, else the index directory.
@@ -48,5 +49,32 @@ pub fn open_writer(
             settings,
             rebuild,
         )?))
+    }
+}
+
+/// The settings of the store at `location` (of its first shard for a `postgres-cluster://`
+/// list), or `None` when there is no store there yet (a missing or empty directory, a database
+/// without chunklab's schema). Reads nothing else: no lock, no vectors.
+pub fn stored_settings(location: &str) -> Result<Option<Settings>, Error> {
+    if location.starts_with(crate::shards::CLUSTER_SCHEME) {
+        let shards = crate::shards::parse_cluster(location)?;
+        return stored_settings(&shards[0].primary);
+    }
+    if is_postgres_url(location) {
+        let target = crate::conn::Target::parse(location)?;
+        let mut client = target.connect()?;
+        let exists: bool = client
+            .query_one("SELECT to_regclass('chunklab.settings') IS NOT NULL", &[])
+            .map_err(|e| Error::Store(format!("{}: reading settings: {e}", target.shown())))?
+            .get(0);
+        return match exists {
+            true => crate::schema::read_settings(&mut client),
+            false => Ok(None),
+        };
+    }
+    let dir = Path::new(location);
+    match dir.join(MANIFEST_FILE).exists() {
+        true => Manifest::read(dir).map(|m| Some(m.settings)),
+        false => Ok(None),
     }
 }

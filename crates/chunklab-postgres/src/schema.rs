@@ -213,6 +213,20 @@ pub fn read_settings(client: &mut Client) -> Result<Option<Settings>, Error> {
     .transpose()
 }
 
+/// Record `settings` over the store's equal ones: the configuration of the last run
+/// ([`Settings::run`]) changes, nothing stored does.
+pub fn record_run(client: &mut Client, settings: &Settings) -> Result<(), Error> {
+    let json =
+        serde_json::to_value(settings).map_err(|e| Error::Store(format!("settings: {e}")))?;
+    client
+        .execute(
+            "UPDATE chunklab.settings SET settings = $1 WHERE id = 1",
+            &[&json],
+        )
+        .map_err(sql_err("writing settings"))?;
+    Ok(())
+}
+
 /// Record the settings and give `chunks` its `embedding vector(dim)` column and HNSW index
 /// (`m`, `ef_construction` as pgvector's defaults). Everything already stored is removed: a
 /// store holds chunks of one chunker and one model.

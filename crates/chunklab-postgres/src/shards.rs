@@ -103,7 +103,7 @@ impl ShardedStore {
             .map(|s| PgStore::open(s.replica.as_deref().unwrap_or(&s.primary)))
             .collect::<Result<_, _>>()?;
         for s in &stores[1..] {
-            if s.settings() != stores[0].settings() {
+            if s.settings().mismatch(stores[0].settings()).is_some() {
                 return Err(Error::Mismatch(format!(
                     "shard {} was indexed with other settings than shard {}; index every shard with the same flags",
                     s.location(),

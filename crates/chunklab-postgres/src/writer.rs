@@ -90,6 +90,9 @@ impl PgWriter {
                         target.shown()
                     )));
                 }
+                if settings.run.is_some() && settings.run != s.run {
+                    schema::record_run(&mut client, &settings)?;
+                }
             }
             _ => schema::init_settings(&mut client, &settings)?,
         }

@@ -46,7 +46,13 @@ def test_created_index_searches_like_the_cli_built_one(built):
     assert summary["added"] == 1 and summary["chunks"] > 5, summary
     assert summary["embedded"] == summary["chunks"]
     cli_idx = chunklab.Index.open(d / "cli")
-    assert py_idx.settings == cli_idx.settings
+    py_settings, cli_settings = dict(py_idx.settings), dict(cli_idx.settings)
+    py_run, cli_run = py_settings.pop("run"), cli_settings.pop("run")
+    assert py_settings == cli_settings
+    # Each records the configuration it was written with (a bare `chunklab index` re-run
+    # takes it): the same chunking from keyword arguments as from flags.
+    assert py_run["pipeline"]["chunking"] == cli_run["pipeline"]["chunking"]
+    assert py_run["pipeline"]["model"] == "minilm" and py_run["acl"] == []
     assert py_idx.settings["model"] == "minilm" and py_idx.settings["lang"] == "nl"
     q = "hoe lang is een parkeervergunning geldig?"
     for mode in ["bm25", "dense", "hybrid"]:

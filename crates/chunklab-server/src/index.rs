@@ -54,6 +54,12 @@ impl IndexState {
             None
         };
         if write.model.is_none() && settings.dim > 0 {
+            // The index's model embeds what is written. Sizes stay in the unit the
+            // configuration means without a model (chars, or tokens of its tokenizer), as
+            // `chunklab index` cut them: with a model and no unit they would be its tokens.
+            if write.chunking.unit.is_none() && write.chunking.tokenizer.is_none() {
+                write.chunking.unit = Some(chunklab_core::Unit::Chars);
+            }
             write.model = Some(settings.model.clone());
         }
         let (writer, write_refused) = if dir.is_none() {

@@ -65,6 +65,7 @@ pub fn settings() -> Settings {
         dim: DIM,
         model_max_tokens: 512,
         lang: "en".into(),
+        run: None,
     }
 }
 
