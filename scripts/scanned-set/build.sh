@@ -67,7 +67,7 @@ if [ -n "${CHUNKLAB:-}" ]; then
   exp=$(mktemp -d)
   "$CHUNKLAB" bench --export "$exp/archive" >/dev/null
   for f in moties/2019/motie-2019-0036.md moties/2019/motie-2019-0031.md \
-           collegebrieven/2020/collegebrief-2020-0037.md; do
+           collegebrieven/2020/collegebrief-2020-0044.md; do
     d="$OUT/gen-$(basename "$f" .md)"
     mkdir -p "$d"
     for dpi in 150 200 300; do

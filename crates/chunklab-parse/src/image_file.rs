@@ -99,6 +99,7 @@ impl Parser for ImageParser {
                 }
             }
         }
+        crate::ocr::layout::unify_sizes(pages.iter_mut());
         if !low.is_empty() {
             warnings.push(format!(
                 "low OCR confidence (below {:.0}) on page(s) {}",

@@ -159,12 +159,62 @@ fn scanned_pdf_is_read_with_confidence_and_low_cer() {
         let e = cer(&page_text(&truth, page), &page_text(&doc, page));
         assert!(e < 0.05, "page {page}: CER {e:.3}");
     }
-    // Structure from the shared builder: a title or heading, paragraphs, page numbers.
-    assert!(doc
-        .elements
-        .iter()
-        .any(|e| e.kind.heading_level().is_some()));
+    // Structure from the shared builder: the born-digital file's title and headings, at
+    // their levels, and pages on every element.
+    assert_eq!(headings(&doc), headings(&truth));
     assert!(doc.elements.iter().all(|e| e.page.is_some()));
+}
+
+/// (level, text) of a document's title (level 0) and headings.
+fn headings(doc: &ParsedDocument) -> Vec<(u8, String)> {
+    doc.elements
+        .iter()
+        .filter_map(|e| {
+            Some((
+                e.kind.heading_level()?,
+                doc.text[e.start..e.end].to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// A scan's headings are the born-digital file's at every common resolution: a two-line title
+/// is one title (a descender in its second line once made it a quarter bigger than the first,
+/// so the first became a heading and the second the title), sections keep their level on every
+/// page, and a table row whose box caught a rule stays a row.
+#[test]
+fn scanned_headings_are_the_born_digital_ones_at_150_to_300_dpi() {
+    tools();
+    let truth = PdfParser
+        .parse(
+            &std::fs::read(born_digital()).unwrap(),
+            "t.pdf".as_ref(),
+            &Limits::default(),
+        )
+        .unwrap();
+    let want = headings(&truth);
+    assert_eq!(want.len(), 8, "{want:?}");
+    assert_eq!(
+        want[0],
+        (
+            0,
+            "Raadsbesluit 2020-117: Kader voor windenergie op land".to_string()
+        )
+    );
+    for dpi in [150, 300] {
+        let dir = tempfile::tempdir().unwrap();
+        let pngs = render(&born_digital(), dpi, dir.path());
+        let scan = dir.path().join("scan.pdf");
+        img2pdf(&pngs, &scan);
+        let doc = ocr_pdf(&std::fs::read(&scan).unwrap(), OcrMode::Auto).unwrap();
+        assert_eq!(headings(&doc), want, "{dpi} dpi");
+        assert!(
+            doc.elements
+                .iter()
+                .any(|e| e.kind == chunklab_parse::ElementKind::Table),
+            "{dpi} dpi: the table"
+        );
+    }
 }
 
 #[test]

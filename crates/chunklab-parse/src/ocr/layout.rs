@@ -8,12 +8,14 @@
 //! to the descender: about 0.8 em).
 
 use super::{OcrPage, Word};
-use crate::pdf::layout::{lines, PageLines, Seg};
+use crate::pdf::layout::{lines, Line, PageLines, Seg};
 
 /// Words with a confidence below this and no letter or digit are specks, not text.
 const SPECK_CONF: f32 = 40.0;
 /// A gap wider than this (× em) between words of one engine line separates segments.
 const CELL_GAP: f32 = 1.5;
+/// Lines whose size is within this fraction of the page's median size are body lines.
+const SNAP: f32 = 0.1;
 
 /// The page's lines for a page of `width` × `height` points that `page` (its image) covers.
 pub(crate) fn page_lines(page: &OcrPage, width: f32, height: f32) -> PageLines {
@@ -43,8 +45,64 @@ pub(crate) fn page_lines(page: &OcrPage, width: f32, height: f32) -> PageLines {
     }
 }
 
-/// Estimated sizes scatter by ±15% between lines of one font; lines within 20% of the page's
-/// median size get the median, so only clearly bigger lines become headings.
+/// Sizes within this fraction above a group's smallest are one font (estimates scatter by a
+/// few percent; heading levels differ by 15% or more).
+const SAME_FONT: f32 = 0.08;
+
+/// Make one font one size across the OCR'd pages of a document: sizes estimated on its lines
+/// scatter by a few percent between lines and pages, and the structure builder ranks heading
+/// levels by size (`5. Ondertekening` on page 2 became a level below page 1's `1. Aanleiding`).
+/// Sizes within [`SAME_FONT`] of a group's smallest take the group's most common size (by
+/// characters).
+pub(crate) fn unify_sizes<'a>(pages: impl IntoIterator<Item = &'a mut PageLines>) {
+    let mut pages: Vec<&mut PageLines> = pages.into_iter().collect();
+    let mut weights: Vec<(f32, u32)> = pages
+        .iter()
+        .flat_map(|p| p.lines.iter().flat_map(|l| &l.segs))
+        .map(|s| (s.size, s.chars.max(1)))
+        .collect();
+    if weights.is_empty() {
+        return;
+    }
+    weights.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // (smallest size of the group, the size it takes)
+    let mut groups: Vec<(f32, f32)> = Vec::new();
+    let mut i = 0;
+    while i < weights.len() {
+        let first = weights[i].0;
+        let mut j = i;
+        let mut by_size: Vec<(f32, u32)> = Vec::new();
+        while j < weights.len() && weights[j].0 <= first * (1.0 + SAME_FONT) {
+            match by_size.last_mut() {
+                Some(last) if last.0 == weights[j].0 => last.1 += weights[j].1,
+                _ => by_size.push(weights[j]),
+            }
+            j += 1;
+        }
+        let common = by_size
+            .iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.total_cmp(&a.0)))
+            .map_or(first, |s| s.0);
+        groups.push((first, common));
+        i = j;
+    }
+    let unified = |size: f32| {
+        let g = groups.partition_point(|&(first, _)| first <= size);
+        groups[g.saturating_sub(1)].1
+    };
+    for page in pages.iter_mut() {
+        for line in &mut page.lines {
+            for seg in &mut line.segs {
+                seg.size = unified(seg.size);
+            }
+            line.size = Line::size_of(&line.segs);
+        }
+    }
+}
+
+/// Estimated sizes scatter by a few percent between lines of one font (pixel rounding of the
+/// letters' heights); lines within 10% of the page's median size get the median, so only
+/// bigger lines become headings (the structure builder's threshold is 15%).
 fn snap_sizes(segs: &mut [Seg]) {
     if segs.is_empty() {
         return;
@@ -53,10 +111,23 @@ fn snap_sizes(segs: &mut [Seg]) {
     sizes.sort_by(f32::total_cmp);
     let median = sizes[sizes.len() / 2];
     for s in segs {
-        if (s.size - median).abs() <= 0.2 * median {
+        if (s.size - median).abs() <= SNAP * median {
             s.size = median;
         }
     }
+}
+
+/// Height of capitals, digits and ascenders above the baseline, in em (Latin text faces:
+/// 0.70–0.75).
+const ASCENDER_EM: f32 = 0.72;
+/// Height of lower-case letters without ascender (x-height), in em.
+const X_HEIGHT_EM: f32 = 0.5;
+
+/// Whether a word reaches the ascender line: a capital, a digit or an ascender letter.
+fn tall(w: &Word) -> bool {
+    w.text
+        .chars()
+        .any(|c| c.is_uppercase() || c.is_ascii_digit() || "bdfhklß".contains(c))
 }
 
 /// Whether a word's box measures its letters: only letters, digits and low punctuation. A word
@@ -70,30 +141,47 @@ fn measures_font(w: &Word) -> bool {
 }
 
 fn line_segs(words: &[&Word], sx: f32, sy: f32, height: f32, out: &mut Vec<Seg>) {
-    let mut heights: Vec<u32> = words
-        .iter()
-        .filter(|w| measures_font(w))
-        .map(|w| w.y1.saturating_sub(w.y0))
-        .collect();
-    if heights.is_empty() {
-        heights = words.iter().map(|w| w.y1.saturating_sub(w.y0)).collect();
+    let mut basis: Vec<&Word> = words.iter().copied().filter(|w| measures_font(w)).collect();
+    if basis.is_empty() {
+        basis = words.to_vec();
     }
-    heights.sort_unstable();
-    // The upper quartile: words with ascenders, not x-height-only words or punctuation.
-    let h = heights[(heights.len() * 3 / 4).min(heights.len() - 1)].max(1) as f32;
-    let em_px = h / 0.8;
-    let mut bottoms: Vec<u32> = words.iter().map(|w| w.y1).collect();
+    let mut bottoms: Vec<u32> = basis.iter().map(|w| w.y1).collect();
     bottoms.sort_unstable();
-    // Most words sit on the baseline; the median bottom ignores descenders.
-    let baseline_px = bottoms[bottoms.len() / 2] as f32;
+    // Words without a descender sit on the baseline, the others reach below it: the upper
+    // quartile of the bottoms (image y grows downwards) is the baseline even in a short line
+    // of mostly descending words (`windenergie op land`).
+    let baseline_px = bottoms[bottoms.len() / 4];
+    // The letters' height above the baseline, measured on words with a capital, a digit or an
+    // ascender (their tops are the ascender line; the median, so one box stretched by a rule
+    // or a speck does not count), else on x-height words. Never a descender: the upper
+    // quartile of whole boxes made a wrapped title's second line (`windenergie op land`) a
+    // quarter bigger than its first, and a title of its own.
+    let above = |w: &&Word| baseline_px.saturating_sub(w.y0);
+    let mut heights: Vec<u32> = basis.iter().filter(|w| tall(w)).map(above).collect();
+    let em_of_height = if heights.is_empty() {
+        heights = basis.iter().map(above).collect();
+        X_HEIGHT_EM
+    } else {
+        ASCENDER_EM
+    };
+    heights.sort_unstable();
+    let h = heights[(heights.len() - 1) / 2].max(1) as f32;
+    let em_px = h / em_of_height;
+    let baseline_px = baseline_px as f32;
     let y = height - baseline_px * sy;
     let size = em_px * sy;
+    // Cells are split by gaps measured in the whole boxes' upper quartile (ascender to
+    // descender where a word has both), as the table finder was tuned.
+    let mut boxes: Vec<u32> = basis.iter().map(|w| w.y1.saturating_sub(w.y0)).collect();
+    boxes.sort_unstable();
+    let cell_gap_px =
+        CELL_GAP * boxes[(boxes.len() * 3 / 4).min(boxes.len() - 1)].max(1) as f32 / 0.8;
     let mut cur: Option<Seg> = None;
     let mut last_x1 = 0u32;
     for w in words {
         let gap = w.x0 as f32 - last_x1 as f32;
         if let Some(s) = cur.as_mut() {
-            if gap <= CELL_GAP * em_px {
+            if gap <= cell_gap_px {
                 s.text.push(' ');
                 push_word(s, w, sx);
                 last_x1 = w.x1;
@@ -166,6 +254,69 @@ mod tests {
         assert_eq!(pl.lines[1].text(" | "), "Naam | Bedrag");
         assert!(pl.lines[0].size > pl.lines[1].size * 1.4);
         assert!(pl.lines[0].y > pl.lines[1].y);
+    }
+
+    /// A wrapped title whose second line has descenders (`windenergie op land`) is as big as
+    /// its first; a box stretched by a rule above one word does not make a row bigger.
+    #[test]
+    fn sizes_ignore_descenders_and_one_stretched_box() {
+        let page = OcrPage {
+            words: vec![
+                // Ascender height 60 px, descenders 20 px below the baseline at y 160.
+                word("Raadsbesluit", 100, 100, 500, 160, 1),
+                word("2020-117:", 520, 100, 800, 160, 1),
+                word("Kader", 820, 100, 1000, 160, 1),
+                word("voor", 1020, 118, 1150, 160, 1),
+                word("windenergie", 100, 200, 500, 280, 2),
+                word("op", 520, 218, 600, 280, 2),
+                word("land", 620, 200, 760, 260, 2),
+                // A body row: one box stretched up by a table rule.
+                word("2023", 100, 400, 180, 430, 3),
+                word("Noord", 300, 400, 420, 430, 3),
+                word("4", 600, 400, 620, 430, 3),
+                word("168.000", 800, 380, 950, 430, 3),
+                word("2024", 100, 500, 180, 530, 4),
+                word("Haven", 300, 500, 420, 530, 4),
+            ],
+            width: 2480,
+            height: 3508,
+        };
+        let pl = page_lines(&page, 595.0, 842.0);
+        let texts: Vec<String> = pl.lines.iter().map(|l| l.text(" ")).collect();
+        assert_eq!(pl.lines[0].size, pl.lines[1].size, "{texts:?}");
+        assert!(pl.lines[0].size > pl.lines[2].size * 1.5, "{texts:?}");
+        assert_eq!(pl.lines[2].size, pl.lines[3].size, "{texts:?}");
+    }
+
+    /// One font's sizes, estimated on two pages, become one size; another font stays apart.
+    #[test]
+    fn unify_sizes_joins_one_font_across_pages() {
+        let seg = |size: f32, chars: u32| Seg {
+            x0: 0.0,
+            x1: 10.0,
+            y: 0.0,
+            size,
+            text: "x".repeat(chars as usize),
+            chars,
+            bold: 0,
+            mono: 0,
+            words: Vec::new(),
+        };
+        let page = |sizes: &[(f32, u32)]| PageLines {
+            lines: sizes
+                .iter()
+                .map(|&(s, c)| Line::from_segs(vec![seg(s, c)]))
+                .collect(),
+            rotated: String::new(),
+            height: 842.0,
+        };
+        let mut a = page(&[(19.0, 30), (13.0, 200), (15.3, 20)]);
+        let mut b = page(&[(18.6, 15), (13.2, 100)]);
+        unify_sizes([&mut a, &mut b]);
+        let sizes = |p: &PageLines| p.lines.iter().map(|l| l.segs[0].size).collect::<Vec<_>>();
+        assert_eq!(sizes(&a), [19.0, 13.0, 15.3]);
+        assert_eq!(sizes(&b), [19.0, 13.0]);
+        assert_eq!(b.lines[0].size, 19.0);
     }
 
     /// A table row whose words swallowed the vertical rules (`2025|Haven`, `|5`: boxes as tall

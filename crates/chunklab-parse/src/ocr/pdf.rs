@@ -151,6 +151,13 @@ pub(crate) fn ocr_pages(
         }
     }
     warnings.extend(failed);
+    super::layout::unify_sizes(
+        pages
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| outcome.recognised.contains(&(*i as u32 + 1)))
+            .map(|(_, p)| p),
+    );
     if !low.is_empty() {
         warnings.push(format!(
             "low OCR confidence (below {:.0}) on page(s) {}",

@@ -41,24 +41,13 @@ pub(crate) struct Line {
 }
 
 impl Line {
-    fn from_segs(mut segs: Vec<Seg>) -> Line {
+    pub(crate) fn from_segs(mut segs: Vec<Seg>) -> Line {
         segs.sort_by(|a, b| a.x0.total_cmp(&b.x0));
         let main = segs.iter().max_by_key(|s| s.chars).cloned();
         let chars: u32 = segs.iter().map(|s| s.chars).sum();
         let bold: u32 = segs.iter().map(|s| s.bold).sum();
         let mono: u32 = segs.iter().map(|s| s.mono).sum();
-        let mut size_chars: Vec<(f32, u32)> = Vec::new();
-        for s in &segs {
-            let key = (s.size * 2.0).round() / 2.0;
-            match size_chars.iter_mut().find(|(k, _)| *k == key) {
-                Some(e) => e.1 += s.chars,
-                None => size_chars.push((key, s.chars)),
-            }
-        }
-        let size = size_chars
-            .iter()
-            .max_by(|a, b| a.1.cmp(&b.1).then(a.0.total_cmp(&b.0)))
-            .map_or(10.0, |e| e.0);
+        let size = Line::size_of(&segs);
         Line {
             x0: segs.iter().map(|s| s.x0).fold(f32::MAX, f32::min),
             x1: segs.iter().map(|s| s.x1).fold(f32::MIN, f32::max),
@@ -68,6 +57,22 @@ impl Line {
             mono: chars > 0 && mono * 10 >= chars * 8,
             segs,
         }
+    }
+
+    /// The size of most of `segs`' characters, to half a point.
+    pub(crate) fn size_of(segs: &[Seg]) -> f32 {
+        let mut size_chars: Vec<(f32, u32)> = Vec::new();
+        for s in segs {
+            let key = (s.size * 2.0).round() / 2.0;
+            match size_chars.iter_mut().find(|(k, _)| *k == key) {
+                Some(e) => e.1 += s.chars,
+                None => size_chars.push((key, s.chars)),
+            }
+        }
+        size_chars
+            .iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(a.0.total_cmp(&b.0)))
+            .map_or(10.0, |e| e.0)
     }
 
     /// The line's text, segments joined with `sep`.
