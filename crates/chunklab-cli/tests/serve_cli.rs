@@ -183,24 +183,29 @@ fn serve_ready(dir: &Path, flag: &str, location: &str) -> (Serve, Value) {
     args.extend_from_slice(&CHUNKING);
     let s = serve(&args);
     assert!(s.addr.ip().is_loopback(), "binds loopback: {}", s.addr);
-    let started = Instant::now();
-    let ready = loop {
-        let (status, body) = http(s.addr, "GET", "/ready", None, None);
-        if status == 200 {
-            break body;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "/ready: {status} {body}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let ready = wait_ready(s.addr);
     assert_eq!(ready["status"], "ready", "{ready}");
     assert!(
         ready["index"].is_object(),
         "/ready names the index: {ready}"
     );
     (s, ready)
+}
+
+/// `/ready`'s body once it answers 200 (within a minute).
+fn wait_ready(addr: SocketAddr) -> Value {
+    let started = Instant::now();
+    loop {
+        let (status, body) = http(addr, "GET", "/ready", None, None);
+        if status == 200 {
+            return body;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "/ready: {status} {body}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// Hybrid search (the model loaded at start): the team-a reader finds the motion, the team-b
@@ -403,18 +408,7 @@ fn serve_without_chunking_flags_writes_with_the_index_own_configuration() {
             std::fs::write(&path, m.to_string()).unwrap();
         }
         let s = serve(&["--index", i, "--tokens", tokens.to_str().unwrap()]);
-        let started = Instant::now();
-        let ready = loop {
-            let (status, body) = http(s.addr, "GET", "/ready", None, None);
-            if status == 200 {
-                break body;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "{name}: {body}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        };
+        let ready = wait_ready(s.addr);
         assert_eq!(ready["index"]["writable"], true, "{name}: {ready}");
         let doc = json!({"doc_id": "nieuw.txt", "text": "De raad besluit over zonnepanelen op het stadhuis.", "acl": ["team-a"]});
         let (status, body) = http(

@@ -50,6 +50,17 @@ fn born_digital() -> PathBuf {
     shared_dir().join("datasets/documents/pdf/raadsbesluit.pdf")
 }
 
+/// The born-digital file parsed from its text layer: the reference for its scans.
+fn born_digital_parse() -> ParsedDocument {
+    PdfParser
+        .parse(
+            &std::fs::read(born_digital()).unwrap(),
+            "t.pdf".as_ref(),
+            &Limits::default(),
+        )
+        .unwrap()
+}
+
 /// Pages of `pdf` rendered as grey PNGs at `dpi` into `dir`: `p-1.png`, `p-2.png` ...
 fn render(pdf: &Path, dpi: u32, dir: &Path) -> Vec<PathBuf> {
     run(Command::new("pdftoppm")
@@ -139,13 +150,7 @@ fn scanned_pdf_is_read_with_confidence_and_low_cer() {
         "{:?}",
         plain.warnings
     );
-    let truth = PdfParser
-        .parse(
-            &std::fs::read(born_digital()).unwrap(),
-            "t.pdf".as_ref(),
-            &Limits::default(),
-        )
-        .unwrap();
+    let truth = born_digital_parse();
     let doc = ocr_pdf(&bytes, OcrMode::Auto).unwrap();
     assert_eq!(
         doc.metadata.get("ocr_pages").map(String::as_str),
@@ -185,13 +190,7 @@ fn headings(doc: &ParsedDocument) -> Vec<(u8, String)> {
 #[test]
 fn scanned_headings_are_the_born_digital_ones_at_150_to_300_dpi() {
     tools();
-    let truth = PdfParser
-        .parse(
-            &std::fs::read(born_digital()).unwrap(),
-            "t.pdf".as_ref(),
-            &Limits::default(),
-        )
-        .unwrap();
+    let truth = born_digital_parse();
     let want = headings(&truth);
     assert_eq!(want.len(), 8, "{want:?}");
     assert_eq!(
