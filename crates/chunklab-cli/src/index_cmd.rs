@@ -138,10 +138,13 @@ pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
     let mut builder = match IndexBuilder::create(&location, pipeline, &cfg) {
         Ok(b) => b,
         Err(e) => {
-            if stored.is_some()
-                && !given.chunking.is_empty()
-                && format!("{e}").contains("other settings")
-            {
+            let mismatch = e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref::<chunklab_index::Error>(),
+                    Some(chunklab_index::Error::Mismatch(_))
+                )
+            });
+            if mismatch && stored.is_some() && !given.chunking.is_empty() {
                 eprintln!(
                     "note: without {} this run takes the index's own configuration",
                     given.chunking.join(", ")

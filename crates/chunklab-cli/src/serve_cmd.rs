@@ -78,21 +78,21 @@ pub fn run(a: ServeArgs, given: Vec<String>) -> Result<ExitCode> {
         .as_ref()
         .map(|d| d.display().to_string())
         .or_else(|| a.store.clone());
-    let write_pipeline = match &location {
-        None => None,
-        Some(location) => match given.is_empty() {
-            // The index's own configuration, when it recorded one.
-            true => match stored_run(location)? {
-                Some(run) => {
-                    if !chunklab_postgres::is_postgres_url(location) {
-                        eprintln!("chunklab serve: documents written are chunked with the index's own configuration");
-                    }
-                    Some(run.pipeline)
-                }
-                None => Some(a.chunking.config()?),
-            },
-            false => Some(a.chunking.config()?),
-        },
+    // Without chunking flags, an index directory's recorded configuration (a PostgreSQL store
+    // is served for search only: nothing is written through it).
+    let recorded = match &location {
+        Some(l) if given.is_empty() && !chunklab_postgres::is_postgres_url(l) => stored_run(l)?,
+        _ => None,
+    };
+    let write_pipeline = match (&location, recorded) {
+        (None, _) => None,
+        (Some(_), Some(run)) => {
+            eprintln!(
+                "chunklab serve: documents written are chunked with the index's own configuration"
+            );
+            Some(run.pipeline)
+        }
+        (Some(_), None) => Some(a.chunking.config()?),
     };
     let cfg = ServerConfig {
         write_pipeline,
