@@ -918,3 +918,27 @@ fn a_rerun_without_flags_takes_the_index_own_configuration() {
         "the rebuilt index has no `type` field"
     );
 }
+
+/// An index directory inside the directory it indexes (`chunklab index . --index ./idx`)
+/// never indexes its own files: a re-run finds the documents unchanged and nothing else.
+#[test]
+fn an_index_inside_its_corpus_skips_its_own_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = sample_corpus(tmp.path());
+    let idx = corpus.join("idx");
+    let first = index(&corpus, &idx, &[]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let again = index(&corpus, &idx, &[]);
+    assert!(
+        stderr(&again).contains("0 added, 0 updated, 0 removed, 3 unchanged; 0 chunks embedded"),
+        "{}",
+        stderr(&again)
+    );
+    let hits = search(&idx, "chunk", &["--mode", "bm25", "--k", "100"]);
+    assert!(!hits.is_empty());
+    assert!(
+        hits.iter()
+            .all(|h| !h["doc_id"].as_str().unwrap().starts_with("idx")),
+        "{hits:?}"
+    );
+}

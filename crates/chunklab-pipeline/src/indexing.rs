@@ -31,7 +31,7 @@ use chunklab_index::{IndexWriter, NewDocument, Settings, StoreWriter};
 use rayon::prelude::*;
 use rules::{check_field, rules, Rule};
 use std::collections::{BTreeMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -163,6 +163,9 @@ pub struct IndexBuilder {
     meta: Vec<Rule<(String, String)>>,
     commit_every: usize,
     notes: Vec<String>,
+    /// The index directory, resolved (`None` for a PostgreSQL store): files under it are the
+    /// index's own and never indexed.
+    own_dir: Option<PathBuf>,
 }
 
 impl IndexBuilder {
@@ -187,7 +190,8 @@ impl IndexBuilder {
         let mut settings = pipeline.index_settings(&model_spec, model.as_ref());
         settings.run = Some(IndexRun::new(&pipeline.config, cfg).to_json());
         let mut notes = Vec::new();
-        let writer: Box<dyn StoreWriter + Send> = if chunklab_postgres::is_postgres_url(location) {
+        let postgres = chunklab_postgres::is_postgres_url(location);
+        let writer: Box<dyn StoreWriter + Send> = if postgres {
             chunklab_postgres::open::open_pg_writer(location, settings, cfg.rebuild)?
         } else {
             let w = IndexWriter::open(Path::new(location), settings, cfg.rebuild)?;
@@ -211,6 +215,10 @@ impl IndexBuilder {
             meta,
             commit_every: cfg.commit_every.max(1),
             notes,
+            own_dir: match postgres {
+                true => None,
+                false => std::fs::canonicalize(location).ok(),
+            },
         })
     }
 
@@ -253,6 +261,23 @@ impl IndexBuilder {
         Ok(())
     }
 
+    /// `inputs` without the files of the index itself (an index directory inside the
+    /// directory it indexes: `chunklab index . --index ./idx`).
+    fn without_own_files(&self, mut inputs: Vec<Input>) -> Vec<Input> {
+        if let Some(own) = &self.own_dir {
+            // Resolve each directory once, not the file: a symlinked document stays a document.
+            let mut outside: BTreeMap<PathBuf, bool> = BTreeMap::new();
+            inputs.retain(|i| {
+                let dir = i.path().parent().filter(|d| !d.as_os_str().is_empty());
+                let dir = dir.unwrap_or(Path::new(".")).to_path_buf();
+                *outside.entry(dir).or_insert_with_key(|d| {
+                    std::fs::canonicalize(d).map_or(true, |d| !d.starts_with(own))
+                })
+            });
+        }
+        inputs
+    }
+
     /// Index files and directories (walked as `chunklab chunk` walks them) incrementally: new
     /// and changed documents are chunked and embedded, unchanged ones skipped, and with
     /// `remove_missing` documents not found under `paths` are removed. Commits every
@@ -280,6 +305,7 @@ impl IndexBuilder {
         if inputs.iter().any(|i| matches!(i, Input::Stdin)) {
             bail!("indexing reads files and directories, not stdin (`-`)");
         }
+        let inputs = self.without_own_files(inputs);
         let mut s = AddSummary::default();
         let todo = self.plan(inputs, remove_missing, &mut s, progress)?;
         let todo_bytes: u64 = todo.iter().map(|t| t.bytes).sum();
