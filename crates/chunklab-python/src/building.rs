@@ -2,11 +2,18 @@
 //! pipeline's one [`IndexBuilder`]: this file only merges the keyword arguments of `create` and
 //! of each call into the pipeline configuration, opens the builder on first use (the chunking
 //! configuration is known only then) and maps its results and errors onto Python values.
+//!
+//! As `chunklab index` does, a call without chunking keyword arguments (neither in `create` nor
+//! in the call; `fetch` does not count) on an index written before takes the configuration the
+//! index records ([`IndexRun`]), and an index created without `acl`/`meta` keeps its recorded
+//! rules; `rebuild=True` takes only what is given.
 
 use crate::chunker::pipeline_for;
 use crate::config::from_pairs;
 use crate::errors::{config_error, pipeline_error, IndexingError, ParseError};
-use chunklab_pipeline::indexing::{AddSummary, IndexBuilder, IndexConfig, Progress};
+use chunklab_pipeline::indexing::{
+    stored_run, AddSummary, IndexBuilder, IndexConfig, IndexRun, Progress,
+};
 use chunklab_pipeline::Pipeline;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -20,6 +27,10 @@ pub struct Building {
     location: String,
     base: Vec<(String, Value)>,
     cfg: IndexConfig,
+    /// `acl` or `meta` given to `create`.
+    rules_given: bool,
+    /// The index's recorded run, read once on first need (`None` inside: none recorded).
+    stored: Option<Option<IndexRun>>,
     builder: Option<IndexBuilder>,
 }
 
@@ -31,19 +42,58 @@ pub struct Outcome<T> {
 }
 
 impl Building {
-    /// An index to be written at `location` with `base` keyword arguments.
-    pub fn new(location: String, base: Vec<(String, Value)>, cfg: IndexConfig) -> Building {
+    /// An index to be written at `location` with `base` keyword arguments; `rules_given` when
+    /// `create` had `acl` or `meta` (else the index's recorded rules are kept).
+    pub fn new(
+        location: String,
+        base: Vec<(String, Value)>,
+        cfg: IndexConfig,
+        rules_given: bool,
+    ) -> Building {
         Building {
             location,
             base,
             cfg,
+            rules_given,
+            stored: None,
             builder: None,
         }
     }
 
+    /// The run the index records, unless `rebuild` (read once).
+    fn stored(&mut self) -> anyhow::Result<Option<&IndexRun>> {
+        if self.stored.is_none() {
+            let run = match self.cfg.rebuild {
+                true => None,
+                false => stored_run(&self.location)?,
+            };
+            self.stored = Some(run);
+        }
+        Ok(self.stored.as_ref().and_then(Option::as_ref))
+    }
+
     /// The pipeline of a call: its keyword arguments over those of `create`. A keyword `create`
-    /// fixed (model, lang, fetch) may be repeated only with the same value.
-    pub fn pipeline(&self, py: Python<'_>, call: Vec<(String, Value)>) -> PyResult<Arc<Pipeline>> {
+    /// fixed (model, lang, fetch) may be repeated only with the same value. Without chunking
+    /// keyword arguments, the configuration of the open builder, else the index's recorded one.
+    pub fn pipeline(
+        &mut self,
+        py: Python<'_>,
+        call: Vec<(String, Value)>,
+    ) -> PyResult<Arc<Pipeline>> {
+        let bare = call.is_empty() && self.base.iter().all(|(k, _)| k == "fetch");
+        if bare {
+            if let Some(b) = &self.builder {
+                return Ok(b.pipeline().clone());
+            }
+            let location = self.location.clone();
+            let fetch = self.base.iter().any(|(k, _)| k == "fetch");
+            let stored = self.stored().map_err(|e| index_error(&location, e))?;
+            if let Some(run) = stored {
+                let mut cfg = run.pipeline.clone();
+                cfg.fetch = fetch;
+                return pipeline_for(py, cfg);
+            }
+        }
         let mut merged = self.base.clone();
         for (k, v) in call {
             match merged.iter().find(|(b, _)| *b == k) {
@@ -70,7 +120,16 @@ impl Building {
                 }
             }
             None => {
-                self.builder = Some(IndexBuilder::create(&self.location, pipeline, &self.cfg)?);
+                let mut cfg = self.cfg.clone();
+                if !self.rules_given {
+                    if let Some(run) = self.stored()? {
+                        (cfg.acl, cfg.meta) = (run.acl.clone(), run.meta.clone());
+                    }
+                }
+                let recorded = self.stored.as_ref().is_some_and(Option::is_some);
+                let b = IndexBuilder::create(&self.location, pipeline, &cfg)
+                    .map_err(|e| in_python_words(e, recorded))?;
+                self.builder = Some(b);
             }
         }
         Ok(self.builder.as_mut().expect("opened above"))
@@ -132,6 +191,36 @@ impl Building {
     pub fn model(&self) -> Option<Arc<dyn chunklab_embed::Embedder>> {
         self.builder.as_ref().map(|b| b.model().1.clone())
     }
+}
+
+/// An index's refusal of other settings, with Python's remedies instead of the CLI's flags
+/// (and, when the index records a configuration, how to take it).
+fn in_python_words(e: anyhow::Error, recorded: bool) -> anyhow::Error {
+    let mismatch = e
+        .chain()
+        .find_map(|c| match c.downcast_ref::<chunklab_index::Error>() {
+            Some(chunklab_index::Error::Mismatch(m)) => Some(m.clone()),
+            _ => None,
+        });
+    let Some(msg) = mismatch else {
+        return e;
+    };
+    if msg.contains("schema") {
+        return e;
+    }
+    let mut msg = msg
+        .replace(
+            "use a new --index directory, or --rebuild to re-index everything with the new settings",
+            "one index takes one configuration (create it with rebuild=True to index everything again with these settings, or use another index)",
+        )
+        .replace(
+            "index again with --rebuild to replace everything",
+            "one index takes one configuration (create it with rebuild=True to index everything again with these settings, or use another index)",
+        );
+    if recorded {
+        msg.push_str("; without chunking keyword arguments the index's own configuration is taken");
+    }
+    chunklab_index::Error::Mismatch(msg).into()
 }
 
 /// One document given as text.

@@ -127,6 +127,7 @@ impl Index {
         }
         // Check the fixed keywords now (a bad model name or language fails here).
         crate::config::from_pairs(base.clone())?;
+        let rules_given = acl.is_some() || meta.is_some();
         let cfg = IndexConfig {
             rebuild,
             commit_every,
@@ -138,14 +139,16 @@ impl Index {
             path,
             fetch,
             searcher: Mutex::new(None),
-            building: Some(Mutex::new(Building::new(location, base, cfg))),
+            building: Some(Mutex::new(Building::new(location, base, cfg, rules_given))),
         })
     }
 
     /// Chunk, embed and index files and directories (walked as `chunk_files` walks them),
     /// incrementally: unchanged files are skipped, changed ones re-indexed; with
     /// `remove_missing` documents not found under `paths` are removed. Takes the chunking
-    /// keyword arguments of `chunklab.chunk` (one index holds one configuration). Commits
+    /// keyword arguments of `chunklab.chunk` (one index holds one configuration; without any,
+    /// here or in `create`, the configuration the index records, as a bare `chunklab index`
+    /// re-run takes it). Commits
     /// every `commit_every` documents; the GIL is released. Returns a dict (added, updated,
     /// removed, unchanged, skipped, chunks, embedded, truncated); files that cannot be read or
     /// parsed raise `ParseError` naming them after the others were indexed.

@@ -74,6 +74,34 @@ def test_add_files_is_incremental_and_one_configuration_per_index(built, parkere
         py_idx.add_files([parkeren], model="e5-small", **OPTS)
 
 
+def test_a_bare_call_takes_the_index_own_configuration(tmp_path, parkeren):
+    """As a bare `chunklab index DIR --index IDX` re-run: without chunking keyword arguments an
+    index takes the configuration and rules it records; `rebuild=True` only what is given."""
+    path = tmp_path / "idx"
+    first = chunklab.Index.create(path, acl=["**=team-a"])
+    first.add_files([parkeren], **OPTS)
+    first.close()
+    again = chunklab.Index.create(path)
+    s = again.add_files([parkeren])
+    assert (s["added"], s["updated"], s["unchanged"], s["embedded"]) == (0, 0, 1, 0), s
+    again.add_text("notitie", "Een notitie over parkeren in de binnenstad.")
+    again.close()
+    reader = chunklab.Index.open(path)
+    run = reader.settings["run"]
+    assert run["pipeline"]["chunking"]["size"] == 300 and run["acl"] == ["**=team-a"], run
+    assert reader.search("vergunning", mode="bm25", k=3, acl=["team-a"])
+    assert reader.search("vergunning", mode="bm25", k=3, acl=["team-b"]) == []
+    # A keyword argument replaces the whole recorded configuration, as a flag does.
+    with pytest.raises(chunklab.ConfigError, match="size=200.*rebuild=True.*own configuration"):
+        chunklab.Index.create(path).add_files([parkeren], strategy="sentence", size=200)
+    fresh = chunklab.Index.create(path, rebuild=True)
+    s = fresh.add_files([parkeren])
+    assert s["added"] == 1, s
+    fresh.close()
+    run = chunklab.Index.open(path).settings["run"]
+    assert run["pipeline"]["chunking"]["size"] != 300 and run["acl"] == [], run
+
+
 def test_add_text_with_groups_and_metadata(tmp_path):
     path = tmp_path / "idx"
     text = "De zeehondencrèche in Pieterburen krijgt een nieuwe subsidie van de provincie."

@@ -155,7 +155,9 @@ class Index:
     def add_files(
         self, paths: Union[_Path, Iterable[_Path]], *, remove_missing: bool = False, **config: Any
     ) -> Dict[str, int]:
-        """Chunk (keyword arguments of chunk), embed and index files; incremental; a summary."""
+        """Chunk (keyword arguments of chunk), embed and index files; incremental; a summary.
+
+        Without chunking keywords here or in `create`, the configuration the index records."""
     def add_text(
         self,
         doc_id: str,
