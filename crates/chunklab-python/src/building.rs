@@ -208,15 +208,13 @@ fn in_python_words(e: anyhow::Error, recorded: bool) -> anyhow::Error {
     if msg.contains("schema") {
         return e;
     }
+    const REMEDY: &str = "one index takes one configuration (create it with rebuild=True to index everything again with these settings, or use another index)";
     let mut msg = msg
         .replace(
             "use a new --index directory, or --rebuild to re-index everything with the new settings",
-            "one index takes one configuration (create it with rebuild=True to index everything again with these settings, or use another index)",
+            REMEDY,
         )
-        .replace(
-            "index again with --rebuild to replace everything",
-            "one index takes one configuration (create it with rebuild=True to index everything again with these settings, or use another index)",
-        );
+        .replace("index again with --rebuild to replace everything", REMEDY);
     if recorded {
         msg.push_str("; without chunking keyword arguments the index's own configuration is taken");
     }
