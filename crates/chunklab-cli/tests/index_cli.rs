@@ -789,6 +789,11 @@ fn chunks_longer_than_the_model_window_are_reported() {
         err.contains("truncated before embedding") && err.contains("minilm"),
         "{err}"
     );
+    // The remedy names the size that fits, in the model's tokens.
+    assert!(
+        err.contains("use --size 254 or less with --model minilm"),
+        "{err}"
+    );
     // Without a terminal, progress is printed as lines counting chunks embedded, with a rate.
     assert!(
         err.contains("progress: ") && err.contains("chunks embedded") && err.contains("chunks/s"),

@@ -588,7 +588,7 @@ impl AddSummary {
     /// The warning to show when chunks were longer than the model's window, or `None`.
     pub fn truncation_warning(&self, model_spec: &str, window: usize) -> Option<String> {
         (self.truncated > 0).then(|| format!(
-            "{} of {} chunks are longer than {model_spec}'s {window}-token window and were truncated before embedding (their tails are only in BM25); chunk with --unit tokens --model {model_spec} or a smaller --size",
+            "{} of {} chunks are longer than {model_spec}'s {window}-token window and were truncated before embedding (their tails are only in BM25); use --size {window} or less with --model {model_spec} (without --unit, sizes are then in its own tokens)",
             self.truncated, self.embedded
         ))
     }
