@@ -125,10 +125,32 @@ pub fn is_connection_lost(e: &postgres::Error) -> bool {
             c == "57P01" || c == "57P02" || c == "57P03" || c.starts_with("08")
         }
         None => {
-            let s = cause(e);
-            s.contains("connection") || s.contains("broken pipe") || s.contains("unexpected EOF")
+            let s = cause(e).to_lowercase();
+            lost_io(e)
+                || s.contains("connection")
+                || s.contains("broken pipe")
+                || s.contains("unexpected eof")
         }
     }
+}
+
+/// `true` when an I/O error in `e`'s chain says the socket is gone (a terminated backend can
+/// reset the connection before the client sees it closed: "Connection reset by peer").
+fn lost_io(e: &(dyn std::error::Error + 'static)) -> bool {
+    use std::io::ErrorKind::*;
+    let mut src = Some(e);
+    while let Some(x) = src {
+        if let Some(io) = x.downcast_ref::<std::io::Error>() {
+            if matches!(
+                io.kind(),
+                ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof | NotConnected
+            ) {
+                return true;
+            }
+        }
+        src = x.source();
+    }
+    false
 }
 
 /// `user:password@` → `user:***@`.
@@ -216,6 +238,26 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reset_socket_is_a_lost_connection() {
+        #[derive(Debug)]
+        struct Wrapped(std::io::Error);
+        impl std::fmt::Display for Wrapped {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("error communicating with the server")
+            }
+        }
+        impl std::error::Error for Wrapped {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        assert!(lost_io(&Wrapped(reset)));
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(!lost_io(&Wrapped(denied)));
+    }
 
     #[test]
     fn passwords_are_hidden() {
