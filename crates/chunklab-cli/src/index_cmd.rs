@@ -11,12 +11,9 @@
 //! `chunklab index archief/ --index archief.idx` repeats nothing; `--rebuild` takes only the
 //! flags given.
 
-use crate::args::{chunking_flags_given, cli_error, flag, ChunkingArgs};
+use crate::args::{chunking_flags_given, cli_error, ChunkingArgs};
 use anyhow::{bail, Result};
-use chunklab_pipeline::indexing::{
-    index_pipeline, settings_refused, stored_run, IndexBuilder, IndexConfig, IndexRun, Progress,
-    SIZING_KEYS,
-};
+use chunklab_pipeline::indexing::{stored_run, IndexBuilder, IndexConfig, IndexRun, Progress};
 use chunklab_pipeline::Pipeline;
 use clap::parser::ValueSource;
 use std::io::IsTerminal;
@@ -73,18 +70,14 @@ pub struct Given {
     chunking: Vec<String>,
     /// `--acl` or `--meta` given.
     rules: bool,
-    /// A flag that sizes chunks given ([`SIZING_KEYS`]): else they are sized to the model.
-    sized: bool,
 }
 
 impl Given {
     /// What `index`'s matches hold from the command line (not from defaults).
     pub fn of(m: &clap::ArgMatches) -> Given {
         let on_line = |id: &str| m.value_source(id) == Some(ValueSource::CommandLine);
-        let chunking = chunking_flags_given(m);
         Given {
-            sized: SIZING_KEYS.iter().any(|k| chunking.contains(&flag(k))),
-            chunking,
+            chunking: chunking_flags_given(m),
             rules: on_line("acl") || on_line("meta"),
         }
     }
@@ -128,7 +121,7 @@ pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
         Some(run) if adopt_chunking => Pipeline::new(run.pipeline.clone())
             .map_err(cli_error)
             .map_err(|e| e.context(format!("{location}: the index's own configuration")))?,
-        _ => index_pipeline(a.chunking.config()?, given.sized).map_err(cli_error)?,
+        _ => a.chunking.pipeline()?,
     };
     let pipeline = Arc::new(pipeline);
     let inputs = pipeline.collect(&a.paths)?;
@@ -145,7 +138,13 @@ pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
     let mut builder = match IndexBuilder::create(&location, pipeline, &cfg) {
         Ok(b) => b,
         Err(e) => {
-            if settings_refused(&e).is_some() && stored.is_some() && !given.chunking.is_empty() {
+            let mismatch = e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref::<chunklab_index::Error>(),
+                    Some(chunklab_index::Error::Mismatch(_))
+                )
+            });
+            if mismatch && stored.is_some() && !given.chunking.is_empty() {
                 eprintln!(
                     "note: without {} this run takes the index's own configuration",
                     given.chunking.join(", ")

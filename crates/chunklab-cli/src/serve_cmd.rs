@@ -3,7 +3,7 @@
 
 use crate::args::ChunkingArgs;
 use anyhow::{Context, Result};
-use chunklab_pipeline::indexing::{stored_run, SIZING_KEYS};
+use chunklab_pipeline::indexing::stored_run;
 use chunklab_server::{AppState, Limits, ServerConfig, Tokens};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -84,11 +84,6 @@ pub fn run(a: ServeArgs, given: Vec<String>) -> Result<ExitCode> {
         Some(l) if given.is_empty() && !chunklab_postgres::is_postgres_url(l) => stored_run(l)?,
         _ => None,
     };
-    // A recorded configuration is whole; flags without a size leave it to the model's window.
-    let write_sized = recorded.is_some()
-        || SIZING_KEYS
-            .iter()
-            .any(|k| given.contains(&crate::args::flag(k)));
     let write_pipeline = match (&location, recorded) {
         (None, _) => None,
         (Some(_), Some(run)) => {
@@ -101,7 +96,6 @@ pub fn run(a: ServeArgs, given: Vec<String>) -> Result<ExitCode> {
     };
     let cfg = ServerConfig {
         write_pipeline,
-        write_sized,
         index: a.index.clone(),
         store: a.store.clone(),
         bench_dir: a.bench_dir.clone(),

@@ -815,56 +815,6 @@ fn chunks_longer_than_the_model_window_are_reported() {
     assert!(!stderr(&out).contains("truncated"), "{}", stderr(&out));
 }
 
-#[test]
-fn without_a_size_chunks_fit_the_model_window() {
-    // Register numbers and dates cost MiniLM many tokens per character: 1,000 characters of
-    // them (the size without a model) are about 400 of its tokens, past its 254-token window.
-    let dir = tempfile::tempdir().unwrap();
-    let corpus = dir.path().join("corpus");
-    std::fs::create_dir_all(&corpus).unwrap();
-    let line: String = (0..40)
-        .map(|i| {
-            format!(
-                "Motie M-2019/{:04} (aangenomen 17-03-2020, 12 voor, 3 tegen). ",
-                400 + i
-            )
-        })
-        .collect();
-    std::fs::write(corpus.join("moties.txt"), format!("{line}\n\n{line}\n")).unwrap();
-    let idx = dir.path().join("idx");
-    let (c, i) = (corpus.to_str().unwrap(), idx.to_str().unwrap());
-    for strategy in ["recursive", "sentence"] {
-        let out = ok(&[
-            "index",
-            c,
-            "--index",
-            i,
-            "--strategy",
-            strategy,
-            "--rebuild",
-        ]);
-        assert!(!stderr(&out).contains("truncated"), "{}", stderr(&out));
-        // The bare re-run names what the run recorded: sizes in MiniLM's own tokens, its window.
-        let out = ok(&["index", c, "--index", i]);
-        let recorded = format!("{strategy} size=254 ");
-        assert!(
-            stderr(&out).contains(&recorded) && stderr(&out).contains("unit=hf:minilm"),
-            "{}",
-            stderr(&out)
-        );
-    }
-    // A size, unit or tokenizer given is taken as given (the size's default is 1,000 chars).
-    let out = ok(&["index", c, "--index", i, "--unit", "chars", "--rebuild"]);
-    assert!(
-        stderr(&out).contains("truncated before embedding"),
-        "{}",
-        stderr(&out)
-    );
-    let out = ok(&["index", c, "--index", i]);
-    assert!(stderr(&out).contains("size=1000 "), "{}", stderr(&out));
-    assert!(stderr(&out).contains("unit=chars"), "{}", stderr(&out));
-}
-
 /// A re-run names no chunking flags and no rules: it takes the index's own (recorded by the
 /// run that wrote it), so `chunklab index DIR --index IDX` repeats nothing. Flags given replace
 /// what they name: chunking flags are checked against the index, rules replace its rules.

@@ -377,20 +377,16 @@ fn serve_without_chunking_flags_writes_with_the_index_own_configuration() {
         corpus.join("motie.txt"),
     )
     .unwrap();
-    // (name, index flags, forget the recorded run, serve with the index's flags): without a
-    // size, both size chunks to the model's window.
-    let cases: [(&str, &[&str], bool, bool); 4] = [
+    let cases: [(&str, &[&str], bool); 3] = [
         (
             "headings",
             &["--strategy", "headings", "--size", "150", "--unit", "words"],
             false,
-            false,
         ),
-        ("defaults", &[], false, false),
-        ("unrecorded", &[], true, false),
-        ("no-size", &["--strategy", "sentence"], false, true),
+        ("defaults", &[], false),
+        ("unrecorded", &[], true),
     ];
-    for (name, flags, forget, serve_flags) in cases {
+    for (name, flags, forget) in cases {
         let idx = tmp.path().join(name);
         let i = idx.to_str().unwrap();
         let mut args = vec![
@@ -411,11 +407,7 @@ fn serve_without_chunking_flags_writes_with_the_index_own_configuration() {
             m["settings"].as_object_mut().unwrap().remove("run");
             std::fs::write(&path, m.to_string()).unwrap();
         }
-        let mut serve_args = vec!["--index", i, "--tokens", tokens.to_str().unwrap()];
-        if serve_flags {
-            serve_args.extend_from_slice(flags);
-        }
-        let s = serve(&serve_args);
+        let s = serve(&["--index", i, "--tokens", tokens.to_str().unwrap()]);
         let ready = wait_ready(s.addr);
         assert_eq!(ready["index"]["writable"], true, "{name}: {ready}");
         let doc = json!({"doc_id": "nieuw.txt", "text": "De raad besluit over zonnepanelen op het stadhuis.", "acl": ["team-a"]});

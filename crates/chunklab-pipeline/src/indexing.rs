@@ -24,9 +24,8 @@
 mod rules;
 mod run;
 
-use crate::{index_document, load_model, Input, Pipeline, PipelineConfig, Prepared, Skip};
+use crate::{index_document, Input, Pipeline, Prepared, Skip};
 use anyhow::{anyhow, bail, Context as _, Result};
-use chunklab_core::Strategy;
 use chunklab_embed::{Embedder, Role};
 use chunklab_index::{IndexWriter, NewDocument, Settings, StoreWriter};
 use rayon::prelude::*;
@@ -40,47 +39,6 @@ pub use run::{stored_run, IndexRun};
 
 /// The embedding model when the pipeline names none.
 pub const DEFAULT_MODEL: &str = "minilm";
-
-/// The configuration keys that size chunks. An index run given none of them has its chunks
-/// sized to the model's window ([`index_pipeline`]).
-pub const SIZING_KEYS: &[&str] = &["size", "unit", "tokenizer", "levels"];
-
-/// The pipeline of an index run over `config`. Unless `sized` (the run gave one of
-/// [`SIZING_KEYS`]), chunks are sized in the index model's own tokens, as many as one embedding
-/// of it holds (`minilm` 254, `e5-small` 510): a default of 1,000 characters or tokens would
-/// leave chunk tails that the model never sees. `late` (whose documents are embedded whole, in
-/// windows) and `hierarchical` (sized by its levels) keep their size.
-pub fn index_pipeline(mut config: PipelineConfig, sized: bool) -> Result<Pipeline> {
-    if sized
-        || matches!(
-            config.chunking.strategy,
-            Strategy::Late | Strategy::Hierarchical
-        )
-    {
-        return Pipeline::new(config);
-    }
-    let spec = config
-        .model
-        .get_or_insert_with(|| DEFAULT_MODEL.to_string())
-        .clone();
-    let loaded =
-        load_model(&spec, config.fetch).with_context(|| format!("embedding model {spec}"))?;
-    let window = loaded.model.token_capacity();
-    config.chunking.size = window;
-    Pipeline::with_loaded(config, Some(loaded)).with_context(|| {
-        format!("without a size, chunks are sized to {spec}'s {window}-token window")
-    })
-}
-
-/// The store's refusal of a run's settings (`chunklab_index::Error::Mismatch`, from an index
-/// directory or a PostgreSQL store) when that is what `e` is, anywhere in its chain: its message.
-pub fn settings_refused(e: &anyhow::Error) -> Option<&str> {
-    e.chain()
-        .find_map(|c| match c.downcast_ref::<chunklab_index::Error>() {
-            Some(chunklab_index::Error::Mismatch(m)) => Some(m.as_str()),
-            _ => None,
-        })
-}
 
 /// How an index is written, besides the pipeline (chunking, reading, model).
 #[derive(Debug, Clone)]

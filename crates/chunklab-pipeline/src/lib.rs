@@ -140,19 +140,13 @@ impl Pipeline {
 
     /// Check every option and load what the configuration names (model, language model).
     pub fn new(config: PipelineConfig) -> Result<Pipeline> {
-        config.chunking.validate()?;
+        let cfg = &config.chunking;
+        cfg.validate()?;
         let loaded = config
             .model
             .as_deref()
             .map(|spec| load_model(spec, config.fetch))
             .transpose()?;
-        Pipeline::with_loaded(config, loaded)
-    }
-
-    /// [`Pipeline::new`] with the model `config.model` names already loaded.
-    fn with_loaded(config: PipelineConfig, loaded: Option<LoadedModel>) -> Result<Pipeline> {
-        let cfg = &config.chunking;
-        cfg.validate()?;
         let sizer = sizer(
             cfg,
             loaded.as_ref().map(|m| {

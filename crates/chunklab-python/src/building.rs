@@ -8,12 +8,11 @@
 //! index records ([`IndexRun`]), and an index created without `acl`/`meta` keeps its recorded
 //! rules; `rebuild=True` takes only what is given.
 
-use crate::chunker::{index_pipeline_for, pipeline_for};
+use crate::chunker::pipeline_for;
 use crate::config::from_pairs;
 use crate::errors::{config_error, pipeline_error, IndexingError, ParseError};
 use chunklab_pipeline::indexing::{
-    settings_refused, stored_run, AddSummary, IndexBuilder, IndexConfig, IndexRun, Progress,
-    SIZING_KEYS,
+    stored_run, AddSummary, IndexBuilder, IndexConfig, IndexRun, Progress,
 };
 use chunklab_pipeline::Pipeline;
 use pyo3::prelude::*;
@@ -108,10 +107,7 @@ impl Building {
                 None => merged.push((k, v)),
             }
         }
-        let sized = merged
-            .iter()
-            .any(|(k, _)| SIZING_KEYS.contains(&k.as_str()));
-        index_pipeline_for(py, from_pairs(merged)?, sized)
+        pipeline_for(py, from_pairs(merged)?)
     }
 
     /// The builder, opened with `pipeline` on first use, else switched to it (refused when
@@ -200,7 +196,13 @@ impl Building {
 /// An index's refusal of other settings, with Python's remedies instead of the CLI's flags
 /// (and, when the index records a configuration, how to take it).
 fn in_python_words(e: anyhow::Error, recorded: bool) -> anyhow::Error {
-    let Some(msg) = settings_refused(&e).map(str::to_string) else {
+    let mismatch = e
+        .chain()
+        .find_map(|c| match c.downcast_ref::<chunklab_index::Error>() {
+            Some(chunklab_index::Error::Mismatch(m)) => Some(m.clone()),
+            _ => None,
+        });
+    let Some(msg) = mismatch else {
         return e;
     };
     if msg.contains("schema") {

@@ -7,7 +7,6 @@ use crate::config::{from_kwargs, from_pairs, pairs_except};
 use crate::convert::json_to_py;
 use crate::errors::{chunk_error, pipeline_error, read_error};
 use chunklab_core::document::ParsedDocument;
-use chunklab_pipeline::indexing::index_pipeline;
 use chunklab_pipeline::{Input, Pipeline, PipelineConfig, Prepared, Skip};
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
@@ -78,33 +77,10 @@ fn remember(key: String, p: &Arc<Pipeline>) {
 /// Build (or reuse) the pipeline `cfg` describes, without the GIL.
 pub fn pipeline_for(py: Python<'_>, cfg: PipelineConfig) -> PyResult<Arc<Pipeline>> {
     let key = format!("cfg:{}", serde_json::to_string(&cfg).unwrap_or_default());
-    built_once(py, key, || Pipeline::new(cfg))
-}
-
-/// Build (or reuse) the pipeline of an index run over `cfg`, without the GIL: unless `sized`,
-/// its chunks fit the model's window ([`index_pipeline`]).
-pub fn index_pipeline_for(
-    py: Python<'_>,
-    cfg: PipelineConfig,
-    sized: bool,
-) -> PyResult<Arc<Pipeline>> {
-    let key = format!(
-        "index:{sized}:{}",
-        serde_json::to_string(&cfg).unwrap_or_default()
-    );
-    built_once(py, key, || index_pipeline(cfg, sized))
-}
-
-/// The pipeline remembered under `key`, else `build`'s (run without the GIL).
-fn built_once(
-    py: Python<'_>,
-    key: String,
-    build: impl FnOnce() -> anyhow::Result<Pipeline> + Send,
-) -> PyResult<Arc<Pipeline>> {
     if let Some(p) = cached(&key) {
         return Ok(p);
     }
-    let p = Arc::new(py.detach(build).map_err(pipeline_error)?);
+    let p = Arc::new(py.detach(|| Pipeline::new(cfg)).map_err(pipeline_error)?);
     remember(key, &p);
     Ok(p)
 }

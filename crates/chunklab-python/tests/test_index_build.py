@@ -10,7 +10,6 @@ import math
 import subprocess
 import threading
 import time
-import warnings
 
 import pytest
 
@@ -101,35 +100,6 @@ def test_a_bare_call_takes_the_index_own_configuration(tmp_path, parkeren):
     fresh.close()
     run = chunklab.Index.open(path).settings["run"]
     assert run["pipeline"]["chunking"]["size"] != 300 and run["acl"] == [], run
-
-
-def test_without_a_size_chunks_fit_the_model_window(tmp_path, parkeren):
-    """As `chunklab index` without --size: chunks are sized in the model's own tokens, as many
-    as its window holds, so no chunk is truncated before embedding; the same chunks as the CLI's.
-    A size, unit or tokenizer given is taken as given (1,000 characters by default)."""
-    fitted = chunklab.Index.create(tmp_path / "fit")
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        fitted.add_files([parkeren], strategy="sentence")
-    docs_chunks = fitted.close()
-    assert not [w for w in seen if "truncated" in str(w.message)], [str(w.message) for w in seen]
-    run = chunklab.Index.open(tmp_path / "fit").settings["run"]["pipeline"]
-    assert (run["chunking"]["size"], run["model"]) == (254, "minilm"), run
-    cli = subprocess.run(
-        [str(_cli_bin()), "index", "--index", str(tmp_path / "cli"), "--strategy", "sentence",
-         str(parkeren)],
-        check=True, capture_output=True, text=True,
-    )
-    assert f"the index holds {docs_chunks[0]} documents, {docs_chunks[1]} chunks" in cli.stderr, (
-        docs_chunks, cli.stderr)
-    chars = chunklab.Index.create(tmp_path / "chars")
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        chars.add_files([parkeren], strategy="sentence", unit="chars")
-    chars.close()
-    assert [w for w in seen if "truncated" in str(w.message)], [str(w.message) for w in seen]
-    run = chunklab.Index.open(tmp_path / "chars").settings["run"]["pipeline"]
-    assert run["chunking"]["size"] == 1000 and run["model"] is None, run
 
 
 def test_add_text_with_groups_and_metadata(tmp_path):

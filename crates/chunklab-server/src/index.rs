@@ -11,7 +11,6 @@ use axum::http::HeaderMap;
 use axum::Json;
 use chunklab_embed::{Embedder, Role};
 use chunklab_index::IndexWriter;
-use chunklab_pipeline::indexing::index_pipeline;
 use chunklab_pipeline::search::{SearchConfig, SearchParamError, Searcher};
 use chunklab_pipeline::{Pipeline, PipelineConfig};
 use serde_json::{json, Map, Value};
@@ -34,28 +33,19 @@ pub struct IndexState {
 
 impl IndexState {
     /// Open the index in `dir`, load its model, and build the write pipeline from `write`
-    /// (its model defaults to the index's; unless `sized`, its chunks are sized to the model's
-    /// window, as `chunklab index` sizes them); writes are refused, with the reason, when the
+    /// (its model defaults to the index's); writes are refused, with the reason, when the
     /// pipeline's settings differ from the index's.
-    pub fn open(dir: &Path, write: PipelineConfig, sized: bool) -> anyhow::Result<IndexState> {
-        IndexState::from_searcher(Searcher::open(dir, false)?, write, sized)
+    pub fn open(dir: &Path, write: PipelineConfig) -> anyhow::Result<IndexState> {
+        IndexState::from_searcher(Searcher::open(dir, false)?, write)
     }
 
     /// Open the store at `location` ([`Searcher::open_location`]: an index directory, as
     /// [`IndexState::open`], or a `postgres://` URL, served for search only).
-    pub fn open_location(
-        location: &str,
-        write: PipelineConfig,
-        sized: bool,
-    ) -> anyhow::Result<IndexState> {
-        IndexState::from_searcher(Searcher::open_location(location, false)?, write, sized)
+    pub fn open_location(location: &str, write: PipelineConfig) -> anyhow::Result<IndexState> {
+        IndexState::from_searcher(Searcher::open_location(location, false)?, write)
     }
 
-    fn from_searcher(
-        searcher: Searcher,
-        mut write: PipelineConfig,
-        sized: bool,
-    ) -> anyhow::Result<IndexState> {
+    fn from_searcher(searcher: Searcher, mut write: PipelineConfig) -> anyhow::Result<IndexState> {
         let settings = searcher.store().settings().clone();
         let dir = searcher.index().map(|ix| ix.dir().to_path_buf());
         let model = if settings.dim > 0 {
@@ -67,12 +57,11 @@ impl IndexState {
             // The index's model embeds what is written. Sizes stay in the unit the
             // configuration means without a model (chars, or tokens of its tokenizer), as
             // `chunklab index` cut them: with a model and no unit they would be its tokens.
-            if sized && write.chunking.unit.is_none() && write.chunking.tokenizer.is_none() {
+            if write.chunking.unit.is_none() && write.chunking.tokenizer.is_none() {
                 write.chunking.unit = Some(chunklab_core::Unit::Chars);
             }
             write.model = Some(settings.model.clone());
         }
-        let sized = sized || settings.dim == 0;
         let (writer, write_refused) = if dir.is_none() {
             (
                 None,
@@ -82,7 +71,7 @@ impl IndexState {
                 )),
             )
         } else {
-            match index_pipeline(write, sized) {
+            match Pipeline::new(write) {
                 Ok(p) => {
                     let why = match (&p.model, &p.config.model) {
                         (Some(m), Some(spec)) => {

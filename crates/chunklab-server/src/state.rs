@@ -55,10 +55,6 @@ pub struct ServerConfig {
     /// The pipeline documents are written with (`POST /v1/documents`): its chunking and model
     /// must be the index's. Also the model `/v1/embed` serves.
     pub write_pipeline: Option<PipelineConfig>,
-    /// `write_pipeline` gives a size (one of chunklab-pipeline's `indexing::SIZING_KEYS`);
-    /// else the documents written are sized to the index model's window, as `chunklab index`
-    /// sizes them.
-    pub write_sized: bool,
     /// Limits.
     pub limits: Limits,
     /// The directory bench jobs may read corpora, queries and sweep files from (none: only
@@ -96,12 +92,10 @@ impl AppState {
         let write = cfg.write_pipeline.clone().unwrap_or_default();
         let index = match (&cfg.index, &cfg.store) {
             (Some(_), Some(_)) => anyhow::bail!("give an index directory or a store, not both"),
-            (Some(dir), None) => Some(crate::index::IndexState::open(dir, write, cfg.write_sized)?),
-            (None, Some(location)) => Some(crate::index::IndexState::open_location(
-                location,
-                write,
-                cfg.write_sized,
-            )?),
+            (Some(dir), None) => Some(crate::index::IndexState::open(dir, write)?),
+            (None, Some(location)) => {
+                Some(crate::index::IndexState::open_location(location, write)?)
+            }
             (None, None) => None,
         };
         if index.is_some() && cfg.tokens.is_empty() {

@@ -139,7 +139,6 @@ pub fn start(with_index: bool, limits: Limits) -> Server {
         bench_dir: Some(dir.path().to_path_buf()),
         tokens,
         write_pipeline: Some(index_config()),
-        write_sized: true,
         limits,
     })
     .expect("server state");
