@@ -42,7 +42,8 @@ pub struct ChunkingArgs {
     /// own tokenizer.json, so sizes are what the model sees.
     #[arg(long)]
     pub unit: Option<Unit>,
-    /// Tokenizer for --unit tokens: cl100k, o200k, or a tokenizer.json path / model directory
+    /// Tokenizer for --unit tokens: cl100k, o200k, an embedding model's name (minilm, e5-small:
+    /// its tokenizer.json, the model not loaded), or a tokenizer.json path / model directory
     /// (default: cl100k; with --model: the model's tokenizer.json).
     #[arg(long)]
     pub tokenizer: Option<String>,

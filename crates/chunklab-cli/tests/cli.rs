@@ -243,6 +243,70 @@ fn binary_is_skipped_with_a_warning() {
 }
 
 #[test]
+fn a_model_name_is_a_tokenizer() {
+    // `--tokenizer minilm` counts MiniLM's own tokens, as `--model minilm` without a unit does,
+    // without loading the model.
+    let text = "Motie M-2019/0412 over windenergie (aangenomen 17-03-2020). ".repeat(30);
+    let by_name = chunklab(
+        &[
+            "chunk",
+            "-",
+            "--unit",
+            "tokens",
+            "--tokenizer",
+            "minilm",
+            "--size",
+            "40",
+        ],
+        Some(text.as_bytes()),
+    );
+    assert!(by_name.status.success(), "{}", stderr(&by_name));
+    let by_model = chunklab(
+        &["chunk", "-", "--model", "minilm", "--size", "40"],
+        Some(text.as_bytes()),
+    );
+    assert!(by_model.status.success(), "{}", stderr(&by_model));
+    let spans = |out: &Output| -> Vec<(u64, u64, u64, String)> {
+        lines(out)
+            .iter()
+            .map(|c| {
+                (
+                    c["start_char"].as_u64().unwrap(),
+                    c["end_char"].as_u64().unwrap(),
+                    c["tokens"].as_u64().unwrap(),
+                    c["unit"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let named = spans(&by_name);
+    assert!(named.len() > 5, "{named:?}");
+    assert!(
+        named
+            .iter()
+            .all(|(_, _, t, u)| *t <= 40 && u == "hf:minilm"),
+        "{named:?}"
+    );
+    assert_eq!(named, spans(&by_model));
+    // A known model that is not installed is named with the command that installs it.
+    let home = tempfile::tempdir().unwrap();
+    let out = cli!()
+        .command()
+        .env("CHUNKLAB_HOME", home.path())
+        .args(["chunk", "-", "--tokenizer", "e5-small"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("tokenizer e5-small: the model is not installed")
+            && stderr(&out).contains("chunklab models fetch e5-small"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn bad_parameters_fail_before_any_work() {
     for (args, msg) in [
         (

@@ -56,7 +56,8 @@ pub fn sizer(cfg: &ChunkConfig, model: Option<(&str, Option<&Path>)>) -> Result<
                 (None, Some(_)) => Unit::Tokens,
                 (None, None) => Unit::Chars,
             };
-            (unit, cfg.tokenizer.clone())
+            let tokenizer = cfg.tokenizer.as_deref().map(tokenizer_file).transpose()?;
+            (unit, tokenizer)
         }
     };
     Ok(chunklab_tokenizers::sizer_from_spec(
@@ -64,6 +65,28 @@ pub fn sizer(cfg: &ChunkConfig, model: Option<(&str, Option<&Path>)>) -> Result<
         tokenizer.as_deref(),
         cfg.count_special,
     )?)
+}
+
+/// A tokenizer spec as the sizer reads it: `cl100k`, `o200k` and paths as given; the name of a
+/// known embedding model (`minilm`, `e5-small`) or a hub id in the local cache is the
+/// `tokenizer.json` of its directory, so sizes can be counted in a model's tokens without
+/// loading it (the lab's sweeps, `chunk --tokenizer minilm`).
+fn tokenizer_file(spec: &str) -> Result<String> {
+    let builtin = matches!(spec, "cl100k" | "cl100k_base" | "o200k" | "o200k_base");
+    if builtin || Path::new(spec).exists() {
+        return Ok(spec.to_string());
+    }
+    let Some(dir) = chunklab_embed::model_dir(spec, &LoadOptions::default()) else {
+        return Ok(spec.to_string());
+    };
+    let file = dir.join("tokenizer.json");
+    if !file.is_file() {
+        bail!(
+            "tokenizer {spec}: the model is not installed ({} has no tokenizer.json); `chunklab models fetch {spec}` installs it",
+            dir.display()
+        );
+    }
+    Ok(file.to_string_lossy().into_owned())
 }
 
 /// What a model-driven strategy may need: the embedding model (`late`), its text-embedding view

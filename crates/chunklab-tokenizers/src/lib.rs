@@ -36,7 +36,7 @@ pub enum TokenizerError {
     #[error("unknown unit `{0}` (chars, words, tokens)")]
     UnknownUnit(String),
     #[error(
-        "unknown tokenizer `{0}`: use cl100k, o200k, or a path to a tokenizer.json (or a directory holding one)"
+        "unknown tokenizer `{0}`: use cl100k, o200k, an embedding model's name (minilm, e5-small), or a path to a tokenizer.json (or a directory holding one)"
     )]
     UnknownTokenizer(String),
     #[error("cannot load tokenizer {path}: {message}")]
