@@ -13,7 +13,9 @@
 
 use crate::args::{chunking_flags_given, cli_error, ChunkingArgs};
 use anyhow::{bail, Result};
-use chunklab_pipeline::indexing::{stored_run, IndexBuilder, IndexConfig, IndexRun, Progress};
+use chunklab_pipeline::indexing::{
+    settings_refused, stored_run, IndexBuilder, IndexConfig, IndexRun, Progress,
+};
 use chunklab_pipeline::Pipeline;
 use clap::parser::ValueSource;
 use std::io::IsTerminal;
@@ -138,13 +140,7 @@ pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
     let mut builder = match IndexBuilder::create(&location, pipeline, &cfg) {
         Ok(b) => b,
         Err(e) => {
-            let mismatch = e.chain().any(|c| {
-                matches!(
-                    c.downcast_ref::<chunklab_index::Error>(),
-                    Some(chunklab_index::Error::Mismatch(_))
-                )
-            });
-            if mismatch && stored.is_some() && !given.chunking.is_empty() {
+            if settings_refused(&e).is_some() && stored.is_some() && !given.chunking.is_empty() {
                 eprintln!(
                     "note: without {} this run takes the index's own configuration",
                     given.chunking.join(", ")

@@ -40,6 +40,16 @@ pub use run::{stored_run, IndexRun};
 /// The embedding model when the pipeline names none.
 pub const DEFAULT_MODEL: &str = "minilm";
 
+/// The store's refusal of a run's settings (`chunklab_index::Error::Mismatch`, from an index
+/// directory or a PostgreSQL store) when that is what `e` is, anywhere in its chain: its message.
+pub fn settings_refused(e: &anyhow::Error) -> Option<&str> {
+    e.chain()
+        .find_map(|c| match c.downcast_ref::<chunklab_index::Error>() {
+            Some(chunklab_index::Error::Mismatch(m)) => Some(m.as_str()),
+            _ => None,
+        })
+}
+
 /// How an index is written, besides the pipeline (chunking, reading, model).
 #[derive(Debug, Clone)]
 pub struct IndexConfig {

@@ -12,7 +12,7 @@ use crate::chunker::pipeline_for;
 use crate::config::from_pairs;
 use crate::errors::{config_error, pipeline_error, IndexingError, ParseError};
 use chunklab_pipeline::indexing::{
-    stored_run, AddSummary, IndexBuilder, IndexConfig, IndexRun, Progress,
+    settings_refused, stored_run, AddSummary, IndexBuilder, IndexConfig, IndexRun, Progress,
 };
 use chunklab_pipeline::Pipeline;
 use pyo3::prelude::*;
@@ -196,13 +196,7 @@ impl Building {
 /// An index's refusal of other settings, with Python's remedies instead of the CLI's flags
 /// (and, when the index records a configuration, how to take it).
 fn in_python_words(e: anyhow::Error, recorded: bool) -> anyhow::Error {
-    let mismatch = e
-        .chain()
-        .find_map(|c| match c.downcast_ref::<chunklab_index::Error>() {
-            Some(chunklab_index::Error::Mismatch(m)) => Some(m.clone()),
-            _ => None,
-        });
-    let Some(msg) = mismatch else {
+    let Some(msg) = settings_refused(&e).map(str::to_string) else {
         return e;
     };
     if msg.contains("schema") {
