@@ -789,9 +789,10 @@ fn chunks_longer_than_the_model_window_are_reported() {
         err.contains("truncated before embedding") && err.contains("minilm"),
         "{err}"
     );
-    // The remedy names the size that fits, in the model's tokens.
+    // The remedy names the size that fits, in the model's tokens, and how to measure it.
     assert!(
-        err.contains("use --size 254 or less with --model minilm"),
+        err.contains("--size 254 or less with --model minilm fits the window")
+            && err.contains("chunklab bench --corpus"),
         "{err}"
     );
     // Without a terminal, progress is printed as lines counting chunks embedded, with a rate.

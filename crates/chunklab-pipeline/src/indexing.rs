@@ -598,7 +598,7 @@ impl AddSummary {
     /// The warning to show when chunks were longer than the model's window, or `None`.
     pub fn truncation_warning(&self, model_spec: &str, window: usize) -> Option<String> {
         (self.truncated > 0).then(|| format!(
-            "{} of {} chunks are longer than {model_spec}'s {window}-token window and were truncated before embedding (their tails are only in BM25); use --size {window} or less with --model {model_spec} (without --unit, sizes are then in its own tokens)",
+            "{} of {} chunks are longer than {model_spec}'s {window}-token window and were truncated before embedding (their tails are only in BM25); --size {window} or less with --model {model_spec} fits the window (without --unit, sizes are then in its own tokens), which is not always the better retrieval: `chunklab bench --corpus DIR --queries FILE --config sweep.toml` with both sizes measures it on your documents",
             self.truncated, self.embedded
         ))
     }
