@@ -152,7 +152,11 @@ impl Building {
             }
         })?;
         let (spec, model) = b.model();
-        warnings.extend(s.truncation_warning(spec, model.token_capacity()));
+        let window = model.token_capacity();
+        warnings.extend(
+            s.truncation_warning(spec, window)
+                .map(|w| warning_in_python_words(&w, spec, window)),
+        );
         Ok(Outcome { value: s, warnings })
     }
 
@@ -213,6 +217,19 @@ fn in_python_words(e: anyhow::Error, recorded: bool) -> anyhow::Error {
         msg.push_str("; without chunking keyword arguments the index's own configuration is taken");
     }
     chunklab_index::Error::Mismatch(msg).into()
+}
+
+/// The truncation warning with Python's keywords and `chunklab.bench` for the CLI's flags.
+fn warning_in_python_words(w: &str, spec: &str, window: usize) -> String {
+    w.replace(
+        &format!("--size {window} or less with --model {spec}"),
+        &format!("size={window} or less with model=\"{spec}\""),
+    )
+    .replace("without --unit", "without unit")
+    .replace(
+        "`chunklab bench --corpus DIR --queries FILE --config sweep.toml`",
+        "`chunklab.bench(corpus=DIR, queries=FILE, config=\"sweep.toml\")`",
+    )
 }
 
 /// One document given as text.

@@ -10,6 +10,7 @@ import math
 import subprocess
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -100,6 +101,19 @@ def test_a_bare_call_takes_the_index_own_configuration(tmp_path, parkeren):
     fresh.close()
     run = chunklab.Index.open(path).settings["run"]
     assert run["pipeline"]["chunking"]["size"] != 300 and run["acl"] == [], run
+
+
+def test_truncated_chunks_are_warned_about_in_python_words(tmp_path, parkeren):
+    """Chunks past the model's window give a UserWarning whose remedy is Python's keywords."""
+    idx = chunklab.Index.create(tmp_path / "idx")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        idx.add_files([parkeren], strategy="recursive", size=4000, unit="chars")
+    idx.close()
+    texts = [str(w.message) for w in seen if "truncated before embedding" in str(w.message)]
+    assert len(texts) == 1, [str(w.message) for w in seen]
+    assert 'size=254 or less with model="minilm" fits the window' in texts[0], texts[0]
+    assert "chunklab.bench(corpus=DIR" in texts[0] and "--" not in texts[0], texts[0]
 
 
 def test_add_text_with_groups_and_metadata(tmp_path):
