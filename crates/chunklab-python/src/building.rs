@@ -154,7 +154,9 @@ impl Building {
         let (spec, model) = b.model();
         let window = model.token_capacity();
         warnings.extend(
-            s.truncation_warning(spec, window)
+            [s.truncation_warning(spec, window), s.language_warning(spec)]
+                .into_iter()
+                .flatten()
                 .map(|w| warning_in_python_words(&w, spec, window)),
         );
         Ok(Outcome { value: s, warnings })
@@ -219,13 +221,15 @@ fn in_python_words(e: anyhow::Error, recorded: bool) -> anyhow::Error {
     chunklab_index::Error::Mismatch(msg).into()
 }
 
-/// The truncation warning with Python's keywords and `chunklab.bench` for the CLI's flags.
+/// The truncation and language warnings with Python's keywords and `chunklab.bench` for the
+/// CLI's flags.
 fn warning_in_python_words(w: &str, spec: &str, window: usize) -> String {
     w.replace(
         &format!("--size {window} or less with --model {spec}"),
         &format!("size={window} or less with model=\"{spec}\""),
     )
     .replace("without --unit", "without unit")
+    .replace("--model e5-small", "model=\"e5-small\"")
     .replace(
         "`chunklab bench --corpus DIR --queries FILE --config sweep.toml`",
         "`chunklab.bench(corpus=DIR, queries=FILE, config=\"sweep.toml\")`",

@@ -104,7 +104,8 @@ def test_a_bare_call_takes_the_index_own_configuration(tmp_path, parkeren):
 
 
 def test_truncated_chunks_are_warned_about_in_python_words(tmp_path, parkeren):
-    """Chunks past the model's window give a UserWarning whose remedy is Python's keywords."""
+    """Chunks past the model's window, and Dutch documents for the English MiniLM, give
+    UserWarnings whose remedies are Python's keywords."""
     idx = chunklab.Index.create(tmp_path / "idx")
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
@@ -114,6 +115,8 @@ def test_truncated_chunks_are_warned_about_in_python_words(tmp_path, parkeren):
     assert len(texts) == 1, [str(w.message) for w in seen]
     assert 'size=254 or less with model="minilm" fits the window' in texts[0], texts[0]
     assert "chunklab.bench(corpus=DIR" in texts[0] and "--" not in texts[0], texts[0]
+    dutch = [str(w.message) for w in seen if "read as Dutch" in str(w.message)]
+    assert len(dutch) == 1 and 'model="e5-small" embeds Dutch' in dutch[0], dutch
 
 
 def test_add_text_with_groups_and_metadata(tmp_path):
