@@ -480,9 +480,7 @@ impl IndexBuilder {
             .iter()
             .flat_map(|(_, c)| c.embed_texts.iter().map(String::as_str))
             .collect();
-        // Chunks longer than the model's window lose their tail when embedded: counted and
-        // reported, never silent.
-        let model = &self.model;
+        // An English-only model embeds Dutch documents poorly: counted and reported.
         s.embedded_docs += docs.len();
         if self.english_only {
             s.dutch_for_english_model += docs
@@ -490,6 +488,9 @@ impl IndexBuilder {
                 .filter(|(_, c)| Lang::detect(&c.doc.text) == Some(Lang::Dutch))
                 .count();
         }
+        // Chunks longer than the model's window lose their tail when embedded: counted and
+        // reported, never silent.
+        let model = &self.model;
         let window = model.token_capacity();
         s.truncated += texts
             .par_iter()
