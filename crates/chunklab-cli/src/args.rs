@@ -47,8 +47,10 @@ pub struct ChunkingArgs {
     /// (default: cl100k; with --model: the model's tokenizer.json).
     #[arg(long)]
     pub tokenizer: Option<String>,
-    /// Embedding model for semantic and cluster (and late): minilm, e5-small, a local model
-    /// directory, or a Hugging Face hub id in the local hub cache.
+    /// Embedding model for semantic and cluster (and late), and the model `index` embeds with
+    /// (default: the index's own; for a new index e5-small with --lang nl, else minilm):
+    /// minilm, e5-small, a local model directory, or a Hugging Face hub id in the local hub
+    /// cache.
     #[arg(long)]
     pub model: Option<String>,
     /// Fetch a known --model (or --llm local model) that is not installed yet.

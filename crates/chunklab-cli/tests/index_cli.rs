@@ -803,7 +803,7 @@ fn chunks_longer_than_the_model_window_are_reported() {
     // Two of the three samples are Dutch, and MiniLM is an English model.
     assert!(
         err.contains("2 of 3 documents embedded read as Dutch and minilm is an English model")
-            && err.contains("--model e5-small embeds Dutch"),
+            && err.contains("--model e5-small (the default with --lang nl) embeds Dutch"),
         "{err}"
     );
     // Chunks sized in the model's own tokens fit its window: no warning.
@@ -832,6 +832,58 @@ fn chunks_longer_than_the_model_window_are_reported() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("read as Dutch"), "{}", stderr(&out));
+}
+
+/// A new index of Dutch documents (`--lang nl`) embeds with the multilingual e5-small unless a
+/// model is named; an existing index keeps the model it was built with.
+#[test]
+fn dutch_indexes_take_e5_small_and_existing_ones_keep_their_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = sample_corpus(tmp.path());
+    let c = corpus.to_str().unwrap();
+    let nl = tmp.path().join("nl.idx");
+    let out = ok(&["index", c, "--index", nl.to_str().unwrap(), "--lang", "nl"]);
+    let e = stderr(&out);
+    assert!(
+        e.contains("chunks embedded with e5-small") && !e.contains("read as Dutch"),
+        "{e}"
+    );
+    let manifest = std::fs::read_to_string(nl.join("manifest.json")).unwrap();
+    assert!(manifest.contains("\"e5-small\""), "{manifest}");
+    // Sizes stay in characters (the model was not named): the same chunks as `chunk`.
+    let want = String::from_utf8(ok(&["chunk", c, "--lang", "nl"]).stdout)
+        .unwrap()
+        .lines()
+        .count();
+    assert!(
+        e.contains(&format!("3 documents, {want} chunks")),
+        "{want}: {e}"
+    );
+
+    // An index built with MiniLM (as `--lang nl` alone did before) keeps it when a later run
+    // names no model.
+    let en = tmp.path().join("en.idx");
+    let i = en.to_str().unwrap();
+    let first = ["--lang", "nl", "--model", "minilm", "--unit", "chars"];
+    ok(&[&["index", c, "--index", i][..], &first].concat());
+    std::fs::write(
+        corpus.join("extra.txt"),
+        "Een nieuw besluit over de windmolens.\n",
+    )
+    .unwrap();
+    let out = ok(&["index", c, "--index", i, "--lang", "nl"]);
+    let e = stderr(&out);
+    assert!(
+        e.contains("1 added") && e.contains("chunks embedded with minilm"),
+        "{e}"
+    );
+    // --rebuild takes only the flags given: --lang nl now means e5-small.
+    let out = ok(&["index", c, "--index", i, "--lang", "nl", "--rebuild"]);
+    assert!(
+        stderr(&out).contains("chunks embedded with e5-small"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// A re-run names no chunking flags and no rules: it takes the index's own (recorded by the

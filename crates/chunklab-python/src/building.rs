@@ -230,6 +230,7 @@ fn warning_in_python_words(w: &str, spec: &str, window: usize) -> String {
     )
     .replace("without --unit", "without unit")
     .replace("--model e5-small", "model=\"e5-small\"")
+    .replace("with --lang nl", "with lang=\"nl\"")
     .replace(
         "`chunklab bench --corpus DIR --queries FILE --config sweep.toml`",
         "`chunklab.bench(corpus=DIR, queries=FILE, config=\"sweep.toml\")`",

@@ -94,10 +94,11 @@ impl Index {
 
     /// Create an index at `path` (a directory, created when missing, or a `postgres://` URL),
     /// or open one to add to (it must have been built with the same settings unless
-    /// `rebuild`). `model`: the embedding model (default minilm); `lang`: the analyzer and
-    /// sentence language (en, nl, auto); `acl`: `["GLOB=GROUP", ...]`, `meta`:
-    /// `["GLOB=FIELD:VALUE", ...]` as `chunklab index --acl/--meta`; `commit_every`: documents
-    /// per commit of `add_files`. The chunking options are given to `add_files`/`add_text`;
+    /// `rebuild`). `model`: the embedding model (default: an existing index's own; for a new
+    /// index e5-small with `lang="nl"`, else minilm); `lang`: the analyzer and sentence
+    /// language (en, nl, auto); `acl`: `["GLOB=GROUP", ...]`, `meta`: `["GLOB=FIELD:VALUE",
+    /// ...]` as `chunklab index --acl/--meta`; `commit_every`: documents per commit of
+    /// `add_files`. The chunking options are given to `add_files`/`add_text`;
     /// the writer (and its lock) is opened on the first document.
     #[staticmethod]
     #[pyo3(signature = (path, *, model=None, lang=None, fetch=false, rebuild=false, commit_every=32, acl=None, meta=None))]

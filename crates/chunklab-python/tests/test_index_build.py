@@ -116,7 +116,20 @@ def test_truncated_chunks_are_warned_about_in_python_words(tmp_path, parkeren):
     assert 'size=254 or less with model="minilm" fits the window' in texts[0], texts[0]
     assert "chunklab.bench(corpus=DIR" in texts[0] and "--" not in texts[0], texts[0]
     dutch = [str(w.message) for w in seen if "read as Dutch" in str(w.message)]
-    assert len(dutch) == 1 and 'model="e5-small" embeds Dutch' in dutch[0], dutch
+    assert len(dutch) == 1, dutch
+    assert 'model="e5-small" (the default with lang="nl") embeds Dutch' in dutch[0], dutch
+
+
+def test_a_dutch_index_embeds_with_e5_small(tmp_path, parkeren):
+    """lang="nl" without a model gives a new index the multilingual e5-small, and no warning."""
+    idx = chunklab.Index.create(tmp_path / "idx", lang="nl")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        idx.add_files([parkeren])
+    idx.close()
+    assert not [w for w in seen if "read as Dutch" in str(w.message)], [str(w.message) for w in seen]
+    settings = chunklab.Index.open(tmp_path / "idx").settings
+    assert settings["model"] == "e5-small" and settings["lang"] == "nl", settings
 
 
 def test_add_text_with_groups_and_metadata(tmp_path):
