@@ -21,14 +21,15 @@
 //! println!("{summary:?}: {docs} documents, {chunks} chunks");
 //! ```
 
+mod embedding;
 mod rules;
 mod run;
 
-use crate::{index_document, Input, Pipeline, Prepared, Skip};
-use anyhow::{anyhow, bail, Context as _, Result};
+use crate::{Input, Pipeline, Prepared, Skip};
+use anyhow::{anyhow, bail, Result};
 use chunklab_core::Lang;
-use chunklab_embed::{Embedder, Role};
-use chunklab_index::{IndexWriter, NewDocument, Settings, StoreWriter};
+use chunklab_embed::Embedder;
+use chunklab_index::{IndexWriter, Settings, StoreWriter};
 use rayon::prelude::*;
 use rules::{check_field, rules, Rule};
 use std::collections::{BTreeMap, HashSet};
@@ -36,6 +37,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+pub use embedding::{chunk_document, embed_documents, ChunkedDocument};
 pub use run::{stored_run, IndexRun};
 
 /// The embedding model a new index takes when the pipeline names none: `e5-small` for Dutch
@@ -176,16 +178,6 @@ struct Todo {
     bytes: u64,
 }
 
-/// A chunked document, ready to embed.
-struct Chunked {
-    doc: NewDocument,
-    /// Texts to embed, one per chunk; empty when the vectors came from late chunking.
-    embed_texts: Vec<String>,
-    /// Late chunking: the chunks already carry their vectors.
-    late: bool,
-    warnings: Vec<String>,
-}
-
 /// Writes documents into one store with one pipeline and one embedding model. Holds the
 /// store's writer lock until [`IndexBuilder::finish`] or drop; readers are not blocked.
 pub struct IndexBuilder {
@@ -193,7 +185,6 @@ pub struct IndexBuilder {
     model_spec: String,
     model: Arc<dyn Embedder>,
     /// The model is a known English-only one: Dutch documents are counted.
-    english_only: bool,
     writer: Box<dyn StoreWriter + Send>,
     acl: Vec<Rule<String>>,
     meta: Vec<Rule<(String, String)>>,
@@ -257,8 +248,6 @@ impl IndexBuilder {
         };
         Ok(IndexBuilder {
             pipeline,
-            english_only: chunklab_embed::registry::find(&model_spec)
-                .is_some_and(|m| m.english_only),
             model_spec,
             model,
             writer,
@@ -368,13 +357,13 @@ impl IndexBuilder {
         let (mut docs_done, mut bytes_done) = (0usize, 0u64);
         for group in todo.chunks(self.commit_every) {
             let pipeline = &self.pipeline;
-            let chunked: Vec<Result<Chunked, Skip>> =
+            let chunked: Vec<Result<ChunkedDocument, Skip>> =
                 group.par_iter().map(|t| chunk_file(t, pipeline)).collect();
             let mut ready = Vec::new();
             for (t, c) in group.iter().zip(chunked) {
                 match c {
                     Ok(c) => {
-                        for w in &c.warnings {
+                        for w in c.warnings() {
                             progress(Progress::Message(format!(
                                 "warning: {}: {w}",
                                 t.input.source()
@@ -402,7 +391,9 @@ impl IndexBuilder {
                 docs: todo.len(),
                 chunks,
             });
-            for (update, doc) in self.embed(ready, &mut s)? {
+            for (update, doc) in
+                embed_documents(self.model.as_ref(), &self.model_spec, ready, &mut s)?
+            {
                 s.chunks += doc.chunks.len();
                 self.writer.add_document(doc)?;
                 if update {
@@ -500,63 +491,6 @@ impl IndexBuilder {
         rules::assigned(&self.acl, &self.meta, doc_id, path)
     }
 
-    /// Embed the chunks of `docs` in one call (the model batches by length across documents)
-    /// and give every chunk its vector; counts embedded and truncated chunks into `s`.
-    fn embed<T>(
-        &self,
-        docs: Vec<(T, Chunked)>,
-        s: &mut AddSummary,
-    ) -> Result<Vec<(T, NewDocument)>> {
-        let texts: Vec<&str> = docs
-            .iter()
-            .flat_map(|(_, c)| c.embed_texts.iter().map(String::as_str))
-            .collect();
-        // An English-only model embeds Dutch documents poorly: counted and reported.
-        s.embedded_docs += docs.len();
-        if self.english_only {
-            s.dutch_for_english_model += docs
-                .iter()
-                .filter(|(_, c)| Lang::detect(&c.doc.text) == Some(Lang::Dutch))
-                .count();
-        }
-        // Chunks longer than the model's window lose their tail when embedded: counted and
-        // reported, never silent.
-        let model = &self.model;
-        let window = model.token_capacity();
-        s.truncated += texts
-            .par_iter()
-            .filter(|t| model.token_spans(t).is_ok_and(|sp| sp.len() > window))
-            .count();
-        s.embedded += texts.len();
-        let vectors = if texts.is_empty() {
-            Vec::new()
-        } else {
-            self.model
-                .embed(&texts, Role::Passage)
-                .with_context(|| format!("embedding with {}", self.model_spec))?
-        };
-        if vectors.len() != texts.len() {
-            bail!(
-                "embedding with {}: {} vectors for {} texts",
-                self.model_spec,
-                vectors.len(),
-                texts.len()
-            );
-        }
-        let mut vectors = vectors.into_iter();
-        Ok(docs
-            .into_iter()
-            .map(|(t, mut c)| {
-                if !c.late {
-                    for (chunk, v) in c.doc.chunks.iter_mut().zip(vectors.by_ref()) {
-                        chunk.vector = v;
-                    }
-                }
-                (t, c.doc)
-            })
-            .collect())
-    }
-
     /// Chunk, embed and add one document given as text (parsed as the file `source` would
     /// be: its extension picks the parser; without one, as `doc_id`), with access groups
     /// `acl` and metadata `fields` besides what the `acl`/`meta` rules give it. Replaces a
@@ -610,16 +544,20 @@ impl IndexBuilder {
             update: false,
             bytes: text.len() as u64,
         };
-        let chunked = chunk_prepared(&todo, &self.pipeline, Prepared::Parsed(parsed, warnings))
+        let chunked = chunk_todo(&todo, &self.pipeline, Prepared::Parsed(parsed, warnings))
             .map_err(|e| match e {
                 Skip::Binary => anyhow!("{}: binary content", todo.input.source()),
                 Skip::Error(e) => e,
             })?;
         let mut s = AddSummary::default();
-        let (_, doc) = self
-            .embed(vec![((), chunked)], &mut s)?
-            .pop()
-            .expect("one document in, one out");
+        let (_, doc) = embed_documents(
+            self.model.as_ref(),
+            &self.model_spec,
+            vec![((), chunked)],
+            &mut s,
+        )?
+        .pop()
+        .expect("one document in, one out");
         let n = doc.chunks.len();
         self.writer.add_document(doc)?;
         Ok(n)
@@ -662,30 +600,21 @@ impl AddSummary {
 }
 
 /// Read, parse and chunk one file exactly as `chunklab chunk` does.
-fn chunk_file(t: &Todo, p: &Pipeline) -> Result<Chunked, Skip> {
+fn chunk_file(t: &Todo, p: &Pipeline) -> Result<ChunkedDocument, Skip> {
     let prepared = p.prepare(&t.input, false)?;
-    chunk_prepared(t, p, prepared)
+    chunk_todo(t, p, prepared)
 }
 
-/// Chunk a prepared document into the document the store writes.
-fn chunk_prepared(t: &Todo, p: &Pipeline, prepared: Prepared) -> Result<Chunked, Skip> {
+/// Chunk a prepared document to (re)index into the document the store writes.
+fn chunk_todo(t: &Todo, p: &Pipeline, prepared: Prepared) -> Result<ChunkedDocument, Skip> {
     let source = t.input.source();
-    let processed = p.process(&t.input, &source, &prepared)?;
-    let warnings = processed.warnings.clone();
-    let late = processed.vectors.is_some();
-    let (doc, embed_texts) = index_document(
-        t.input.doc_id(),
+    chunk_document(
+        p,
+        &t.input,
         &source,
+        prepared,
         t.hash.clone(),
-        prepared.text(),
         t.acl.clone(),
         t.fields.clone(),
-        processed,
-    );
-    Ok(Chunked {
-        doc,
-        embed_texts,
-        late,
-        warnings,
-    })
+    )
 }

@@ -11,6 +11,7 @@ use axum::http::HeaderMap;
 use axum::Json;
 use chunklab_embed::{Embedder, Role};
 use chunklab_index::IndexWriter;
+use chunklab_pipeline::indexing;
 use chunklab_pipeline::search::{SearchConfig, SearchParamError, Searcher};
 use chunklab_pipeline::{Pipeline, PipelineConfig};
 use serde_json::{json, Map, Value};
@@ -377,7 +378,8 @@ pub async fn get_document(
 
 /// `POST /v1/documents` (write token): add or replace a document — `doc_id`, `text` (or a
 /// multipart `file`), `acl` (groups the caller holds), `metadata` (field → value) — chunked
-/// and embedded by the index's pipeline.
+/// and embedded by the index's pipeline. Answers `doc_id`, `chunks`, `replaced` and `warnings`
+/// (parsing's, and the index's: chunks past the model's window, Dutch for an English model).
 pub async fn put_document(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
@@ -438,32 +440,36 @@ pub async fn put_document(
             let prepared = pipeline
                 .prepare(input, false)
                 .map_err(|s| crate::chunk::skip_error(&staged, 0, s))?;
-            let text = prepared.text().to_string();
-            let processed = pipeline
-                .process(input, source, &prepared)
-                .map_err(|s| crate::chunk::skip_error(&staged, 0, s))?;
             let hash = format!(
                 "{} acl={acl:?} meta={meta:?}",
-                blake3::hash(text.as_bytes()).to_hex()
+                blake3::hash(prepared.text().as_bytes()).to_hex()
             );
-            let (mut doc, texts) = chunklab_pipeline::index_document(
-                input.doc_id(),
-                source,
-                hash,
-                &text,
-                acl,
-                meta,
-                processed,
+            let chunked = indexing::chunk_document(
+                &pipeline, input, source, prepared, hash, acl, meta,
+            )
+            .map_err(|s| crate::chunk::skip_error(&staged, 0, s))?;
+            let mut warnings: Vec<String> = chunked
+                .warnings()
+                .iter()
+                .map(|w| staged.message(0, w.clone()))
+                .collect();
+            // The library's stage, so the warnings are the CLI's: chunks past the model's
+            // window, Dutch documents for an English model.
+            let spec = ix.searcher().store().settings().model.clone();
+            let mut summary = indexing::AddSummary::default();
+            let (_, doc) =
+                indexing::embed_documents(model.as_ref(), &spec, vec![((), chunked)], &mut summary)
+                    .map_err(from_anyhow)?
+                    .pop()
+                    .expect("one document in, one out");
+            warnings.extend(
+                [
+                    summary.truncation_warning(&spec, model.token_capacity()),
+                    summary.language_warning(&spec),
+                ]
+                .into_iter()
+                .flatten(),
             );
-            if !texts.is_empty() {
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                let vectors = model
-                    .embed(&refs, Role::Passage)
-                    .map_err(|e| from_anyhow(e.into()))?;
-                for (c, v) in doc.chunks.iter_mut().zip(vectors) {
-                    c.vector = v;
-                }
-            }
             let chunks = doc.chunks.len();
             let doc_id = doc.doc_id.clone();
             let _guard = ix.write_lock.lock().unwrap_or_else(|p| p.into_inner());
@@ -487,7 +493,7 @@ pub async fn put_document(
                 .map_err(|e| crate::error::from_index(&e))?;
             w.finish().map_err(|e| crate::error::from_index(&e))?;
             reopen(ix)?;
-            Ok(json!({"doc_id": doc_id, "chunks": chunks, "replaced": replaced}))
+            Ok(json!({"doc_id": doc_id, "chunks": chunks, "replaced": replaced, "warnings": warnings}))
         })
         .await?;
     Ok(Json(out))

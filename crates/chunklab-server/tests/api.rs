@@ -538,6 +538,18 @@ fn documents_are_added_replaced_and_deleted_with_write_tokens() {
     let r = json("POST", &s.url("/v1/documents"), Some(ALICE), &doc);
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.body["replaced"], false);
+    // The index's warnings, as `chunklab index` prints them: the test index embeds with the
+    // English MiniLM, and this document reads as Dutch.
+    let warnings = r.body["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.len() == 1
+            && warnings[0]
+                .as_str()
+                .unwrap()
+                .contains("1 of 1 documents embedded read as Dutch and minilm is an English model"),
+        "{}",
+        r.text
+    );
     for mode in ["bm25", "hybrid"] {
         assert_eq!(
             docs_of(&search(
@@ -554,12 +566,25 @@ fn documents_are_added_replaced_and_deleted_with_write_tokens() {
         );
     }
     // Replace: the old text is gone.
+    // One paragraph of about 600 tokens: chunks of up to 400 (the test index's size) pass
+    // MiniLM's 254-token window, which the answer says.
     let mut v2 = doc.clone();
-    v2["text"] = json!("# Zonnepanelen\n\nNu op de bibliotheek.\n");
+    v2["text"] = json!(format!(
+        "# Zonnepanelen\n\n{}\n",
+        "Nu op de bibliotheek. ".repeat(100)
+    ));
     let r = json("POST", &s.url("/v1/documents"), Some(ALICE), &v2);
     assert_eq!(
         (r.status, r.body["replaced"].as_bool()),
         (200, Some(true)),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.body["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("longer than minilm's 254-token window")),
         "{}",
         r.text
     );
