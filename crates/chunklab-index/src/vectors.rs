@@ -20,7 +20,7 @@
 //! * `instant-distance` builds an immutable graph once: no filter, no insertion, no removal.
 //!
 //! The engine's results are only candidates: each is re-scored against the exact vectors kept in
-//! [`flat::FlatStore`], so the approximate and exact paths give bit-identical scores for the same
+//! `flat::FlatStore`, so the approximate and exact paths give bit-identical scores for the same
 //! item and rank ties the same way. The flat store also answers exact searches.
 //!
 //! Since the graph only proposes candidates, its copy of the vectors need not be exact. By default

@@ -326,7 +326,7 @@ impl Pipeline {
     /// Whether [`Pipeline::with_processed`] chunks a text document that the parser `parser`
     /// (its [`Parser::name`](chunklab_parse::Parser::name)) would parse, with decoded text
     /// `text`, from the text alone: the chunker reads only locations
-    /// ([`Chunker::reads_only_locations`](chunklab_core::Chunker::reads_only_locations)), there
+    /// ([`Chunker::reads_only_locations`]), there
     /// is no context stage or late chunking, and the parse could add nothing the chunks or
     /// warnings show: plain text without form feeds (pages), any reStructuredText, Markdown
     /// without footnotes whose markup nests well below the parser's depth limit (its only
