@@ -834,6 +834,19 @@ fn chunks_longer_than_the_model_window_are_reported() {
     assert!(!stderr(&out).contains("read as Dutch"), "{}", stderr(&out));
 }
 
+/// `index`'s summary line `err` says the index holds the three samples in as many chunks as the
+/// `chunk` command line `chunk_args` prints.
+fn assert_holds_the_chunks_of(err: &str, chunk_args: &[&str]) {
+    let want = String::from_utf8(ok(chunk_args).stdout)
+        .unwrap()
+        .lines()
+        .count();
+    assert!(
+        err.contains(&format!("3 documents, {want} chunks")),
+        "{want}: {err}"
+    );
+}
+
 /// A new index of Dutch documents (`--lang nl`) embeds with the multilingual e5-small unless a
 /// model is named; an existing index keeps the model it was built with.
 #[test]
@@ -851,14 +864,7 @@ fn dutch_indexes_take_e5_small_and_existing_ones_keep_their_model() {
     let manifest = std::fs::read_to_string(nl.join("manifest.json")).unwrap();
     assert!(manifest.contains("\"e5-small\""), "{manifest}");
     // Sizes stay in characters (the model was not named): the same chunks as `chunk`.
-    let want = String::from_utf8(ok(&["chunk", c, "--lang", "nl"]).stdout)
-        .unwrap()
-        .lines()
-        .count();
-    assert!(
-        e.contains(&format!("3 documents, {want} chunks")),
-        "{want}: {e}"
-    );
+    assert_holds_the_chunks_of(&e, &["chunk", c, "--lang", "nl"]);
 
     // An index built with MiniLM (as `--lang nl` alone did before) keeps it when a later run
     // names no model.
@@ -921,16 +927,7 @@ fn a_rerun_without_flags_takes_the_index_own_configuration() {
         "{e}"
     );
     // Exactly the chunks `chunk` makes with the first run's flags.
-    let mut chunk = vec!["chunk", c];
-    chunk.extend_from_slice(&flags);
-    let want = String::from_utf8(ok(&chunk).stdout)
-        .unwrap()
-        .lines()
-        .count();
-    assert!(
-        e.contains(&format!("3 documents, {want} chunks")),
-        "{want}: {e}"
-    );
+    assert_holds_the_chunks_of(&e, &[&["chunk", c][..], &flags].concat());
     for filter in ["acl=team-a", "type=motie"] {
         let r = search(
             &idx,
