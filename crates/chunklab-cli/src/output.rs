@@ -88,7 +88,7 @@ impl ChunkWriter {
     /// [`ChunkWriter::render_range`] of `range` split into pieces of about [`PIECE_BYTES`] of
     /// text, rendered on all cores into `bufs` (one per piece, in order; reused from call to
     /// call, so a large document's output does not fault in fresh memory piece after piece).
-    /// Returns each piece's number of chunks, for [`ChunkWriter::write`]. The bytes, in order,
+    /// Returns each piece's number of chunks, for `ChunkWriter::write`. The bytes, in order,
     /// are those of one `render_range` whatever the number of threads.
     pub fn render_pieces(
         &self,

@@ -177,7 +177,7 @@ pub struct IdInput<'a> {
 /// block (the root of an input of one chunk) and the tree above the chunks are finished one
 /// input at a time (`blake3::hazmat`).
 ///
-/// The inputs go through in batches of [`ID_BATCH`], so the copies of the chunks that take in
+/// The inputs go through in batches of `ID_BATCH`, so the copies of the chunks that take in
 /// a header are a bounded buffer reused by the allocator rather than 1 KiB per input held to
 /// the end (for 12,000 ids of 2 KB that was 12 MB of fresh pages, a fifth of the page faults of
 /// `chunklab chunk` on a 20 MB document).

@@ -81,7 +81,7 @@ pub enum Error {
     Candle(#[from] candle_core::Error),
 }
 
-/// Result with this crate's [`Error`].
+/// Result with this crate's [`enum@Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 pub(crate) fn io_err(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {

@@ -113,7 +113,7 @@ pub struct LateEmbeddings {
 
 /// Late-chunking vectors of the chunks `spans` (byte ranges of `text`) with `model`.
 ///
-/// See the [module documentation](self) for exactly which tokens a chunk pools and how long
+/// See the module documentation of `late.rs` for exactly which tokens a chunk pools and how long
 /// documents are windowed. Spans may come in any order and may overlap or nest; each must lie
 /// on char boundaries of `text`.
 ///

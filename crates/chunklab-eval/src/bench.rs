@@ -1,5 +1,5 @@
 //! A bench run as one request: which dataset, which sweep, which filters — the `chunklab bench`
-//! flags as a serde [`BenchRequest`] — and [`run`], which loads the dataset, selects the
+//! flags as a serde [`BenchRequest`] — and [`run()`], which loads the dataset, selects the
 //! configurations and runs them. The CLI, the server's bench jobs and the Python package call
 //! this; the report renderers in [`crate::report`] turn the result into tables and files.
 //!

@@ -102,7 +102,7 @@ fn pending_bytes(c: &EvalChunk, dim: usize) -> usize {
 impl Collection {
     /// Write `chunks` (with `vectors[i]` for chunk `i` when a model is given) into a new store
     /// in `scratch` and open it. Chunk `i` gets the id `i`. A large collection is committed in
-    /// up to [`MAX_PIECES`] pieces of at least [`PIECE_BYTES`] each, so that the writer holds
+    /// up to `MAX_PIECES` pieces of at least `PIECE_BYTES` each, so that the writer holds
     /// one piece's pending records and texts rather than the whole collection's; smaller ones
     /// in one commit.
     pub fn build(

@@ -3,9 +3,9 @@
 //!
 //! Configurations that share a [`ChunkSpec`] and model share their chunks, vectors and
 //! indexes; only retrieval and scoring run per mode and k. Documents are parsed once. The steps,
-//! in order: [`run`] checks the inputs and parses the documents, [`Resources::open`] loads each
+//! in order: [`run`] checks the inputs and parses the documents, `Resources::open` loads each
 //! model, reranker and language model once, [`group_configs`] groups the configurations by what
-//! decides their chunks, and [`Resources::run_group`] chunks, contextualises, embeds, indexes,
+//! decides their chunks, and `Resources::run_group` chunks, contextualises, embeds, indexes,
 //! retrieves and scores one group.
 
 use crate::bootstrap::summarize;

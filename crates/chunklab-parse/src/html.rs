@@ -1,6 +1,6 @@
 //! HTML → text + elements.
 //!
-//! A streaming walk over [`html_lexer`](crate::html_lexer) tokens with an explicit stack of open
+//! A streaming walk over `html_lexer` tokens with an explicit stack of open
 //! elements (no recursion, so 10,000 nested tags are just a deep `Vec`, capped at
 //! [`Limits::max_depth`] entries; deeper tags only lose their structure, never their text). The
 //! common implied end tags (`<p>`, `<li>`, `<td>`, `<tr>` ...) are applied, stray end tags ignored.

@@ -207,7 +207,7 @@ impl Sizer for Tiktoken {
     }
 
     /// Streams the document's tokens a block at a time and verifies windows by re-tokenizing
-    /// only their edges (see [`crate::token_cursor`]).
+    /// only their edges (see `token_cursor.rs`).
     fn cursor<'a>(&'a self, text: &'a str) -> Option<Box<dyn UnitCursor + 'a>> {
         Some(Box::new(TokenCursor::new(*self, text)))
     }

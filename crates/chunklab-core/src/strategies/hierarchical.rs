@@ -54,7 +54,7 @@ pub struct Hierarchical {
 
 impl Hierarchical {
     /// Levels with these size limits, largest first (strictly decreasing, each at least 1, at
-    /// most [`MAX_LEVELS`] of them).
+    /// most `MAX_LEVELS` of them).
     pub fn new(sizer: Arc<dyn Sizer>, levels: Vec<usize>) -> Result<Self> {
         check_levels(&levels)?;
         let recursive = Recursive::new(sizer.clone(), levels[0], 0)?;

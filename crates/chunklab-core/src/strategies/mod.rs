@@ -1,5 +1,5 @@
 //! Chunking strategies, one per file, and [`build`] which turns the typed
-//! [`ChunkConfig`](crate::config::ChunkConfig) into a boxed [`Chunker`]. [`catalog`] describes
+//! [`ChunkConfig`] into a boxed [`Chunker`]. [`catalog`] describes
 //! every strategy and the configuration keys it takes.
 
 pub(crate) mod catalog;

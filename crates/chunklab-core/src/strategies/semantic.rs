@@ -120,7 +120,7 @@ impl Semantic {
     }
 
     /// Embed each sentence with `buffer` sentences on each side (0 = the sentence alone); at
-    /// most [`MAX_BUFFER`].
+    /// most `MAX_BUFFER`.
     pub fn with_buffer(mut self, buffer: usize) -> Result<Self> {
         if buffer > MAX_BUFFER {
             return param_err(

@@ -9,7 +9,7 @@
 //! and fallback copies of drawings are skipped. Metadata comes from `docProps/core.xml` and
 //! `docProps/app.xml`.
 //!
-//! Hostile files: the zip is read through [`SafeZip`] (entry count and decompressed bytes
+//! Hostile files: the zip is read through `SafeZip` (entry count and decompressed bytes
 //! bounded); a password-protected DOCX (an OLE compound file) is reported as encrypted.
 //!
 //! ```

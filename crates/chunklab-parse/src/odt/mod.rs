@@ -10,7 +10,7 @@
 //! Tracked deletions, annotations and footnote citations are skipped; footnote bodies and text
 //! boxes follow the paragraph that anchors them. Metadata comes from `meta.xml`.
 //!
-//! Hostile files: the zip is read through [`SafeZip`]; a package whose manifest lists
+//! Hostile files: the zip is read through `SafeZip`; a package whose manifest lists
 //! `manifest:encryption-data` is reported as encrypted instead of failing on ciphertext.
 //!
 //! ```

@@ -5,7 +5,7 @@
 //! text; sorted by name for binary search. The AGL is distributed under this licence:
 //!
 //! -----------------------------------------------------------
-//! Copyright 2002-2019 Adobe (http://www.adobe.com/).
+//! Copyright 2002-2019 Adobe (<http://www.adobe.com/>).
 //!
 //! Redistribution and use in source and binary forms, with or
 //! without modification, are permitted provided that the
