@@ -243,7 +243,7 @@ impl BenchRequest {
             return Err(config_err("k must be at least 1"));
         }
         if let Some(m) = &self.metric {
-            crate::result::check_metric(m).map_err(config_err)?;
+            crate::scoring::check_metric(m).map_err(config_err)?;
         }
         let from_text = |path: PathBuf, text: &str| {
             let defaults = SweepDefaults {

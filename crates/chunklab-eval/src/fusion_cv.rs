@@ -207,7 +207,7 @@ pub fn choose(scores: &[Vec<f64>], train: &dyn Fn(usize) -> bool) -> usize {
 
 /// Retrieve every query of a `hybrid-cv` configuration: each query's BM25 and dense candidates
 /// from `collection` once, fused with every weight of [`GRID`] and scored on `metric`; then the
-/// held-out choice per query. `metric` is a [`METRICS`](crate::result::METRICS) name (default:
+/// held-out choice per query. `metric` is a [`METRICS`](crate::scoring::METRICS) name (default:
 /// `recall` where the queries have spans, else `doc_recall`). Returns each query's chunk
 /// numbers, its retrieval time (both searches and the fusion) and the choice.
 #[allow(clippy::too_many_arguments)]

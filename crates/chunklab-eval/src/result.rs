@@ -103,33 +103,3 @@ pub struct BenchResult {
     /// Wall time of the whole run.
     pub seconds: f64,
 }
-
-/// Metric names in report order, with whether they are ratios (shown in percent).
-pub const METRICS: &[(&str, bool)] = &[
-    ("recall", true),
-    ("precision", true),
-    ("iou", true),
-    ("precision_omega", true),
-    ("recall_exact", true),
-    ("precision_exact", true),
-    ("iou_exact", true),
-    ("precision_omega_exact", true),
-    ("doc_recall", true),
-    ("hit", true),
-    ("mrr", false),
-    ("ndcg", false),
-    ("chunk_recall", true),
-    ("chunk_precision", true),
-];
-
-/// `Ok` when `name` is one of [`METRICS`]; else a message naming them.
-pub fn check_metric(name: &str) -> std::result::Result<(), String> {
-    if METRICS.iter().any(|(n, _)| *n == name) {
-        return Ok(());
-    }
-    let known: Vec<&str> = METRICS.iter().map(|(n, _)| *n).collect();
-    Err(format!(
-        "unknown metric `{name}` (known: {})",
-        known.join(", ")
-    ))
-}

@@ -1,15 +1,44 @@
 //! Per-query scores of one configuration's retrieved chunks: every metric of
-//! [`crate::result::METRICS`], from the dataset's labels.
+//! [`METRICS`], from the dataset's labels.
 
 use crate::chunking::EvalChunk;
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::metrics::{chunk_scores, doc_ranking, doc_scores};
-use crate::result::METRICS;
 use crate::token_metrics::{chroma, chroma_locate_all, chroma_omega, exact, exact_omega, DocRange};
 use chunklab_core::document::ParsedDocument;
 use rayon::prelude::*;
 use std::collections::HashMap;
+
+/// Metric names in report order, with whether they are ratios (shown in percent).
+pub const METRICS: &[(&str, bool)] = &[
+    ("recall", true),
+    ("precision", true),
+    ("iou", true),
+    ("precision_omega", true),
+    ("recall_exact", true),
+    ("precision_exact", true),
+    ("iou_exact", true),
+    ("precision_omega_exact", true),
+    ("doc_recall", true),
+    ("hit", true),
+    ("mrr", false),
+    ("ndcg", false),
+    ("chunk_recall", true),
+    ("chunk_precision", true),
+];
+
+/// `Ok` when `name` is one of [`METRICS`]; else a message naming them.
+pub fn check_metric(name: &str) -> std::result::Result<(), String> {
+    if METRICS.iter().any(|(n, _)| *n == name) {
+        return Ok(());
+    }
+    let known: Vec<&str> = METRICS.iter().map(|(n, _)| *n).collect();
+    Err(format!(
+        "unknown metric `{name}` (known: {})",
+        known.join(", ")
+    ))
+}
 
 /// The labels of every query, with documents as indices.
 pub struct QueryLabels {

@@ -1,7 +1,8 @@
 //! CSV: one line per row; metric columns hold means (ratios in percent) with `_lo`/`_hi`
 //! columns for the 95% bootstrap interval; params as compact JSON.
 
-use crate::result::{BenchResult, METRICS};
+use crate::result::BenchResult;
+use crate::scoring::METRICS;
 
 /// Render CSV with a header line.
 pub fn render(result: &BenchResult) -> String {
