@@ -21,6 +21,7 @@ mod fast_split;
 mod hf;
 mod piece_cache;
 mod tiktoken;
+mod tiktoken_sizer;
 mod token_cursor;
 
 pub use hf::HfTokenizer;

@@ -1,4 +1,5 @@
-//! tiktoken-compatible BPE (`cl100k_base`, `o200k_base`) as a [`Sizer`].
+//! tiktoken-compatible BPE (`cl100k_base`, `o200k_base`); its `Sizer` impl is in
+//! `tiktoken_sizer.rs`.
 //!
 //! Counting and measuring go around bpe-openai's regex pre-tokenizer and most of its BPE work:
 //! pieces come from the hand-written scanner in [`crate::fast_split`], and a piece's tokens from
@@ -8,8 +9,6 @@
 
 use crate::fast_split::{self, Pattern, Scanner};
 use crate::piece_cache::{with_piece_tokenizer, PieceTokenizer, MAX_PIECE_LEN};
-use crate::token_cursor::TokenCursor;
-use chunklab_core::{Measure, Sizer, UnitCursor};
 
 /// An OpenAI BPE tokenizer with its vocabulary compiled in.
 ///
@@ -29,8 +28,8 @@ use chunklab_core::{Measure, Sizer, UnitCursor};
 /// ```
 #[derive(Clone, Copy)]
 pub struct Tiktoken {
-    name: &'static str,
-    tok: &'static bpe_openai::Tokenizer,
+    pub(crate) name: &'static str,
+    pub(crate) tok: &'static bpe_openai::Tokenizer,
     pattern: Pattern,
     /// Index of this vocabulary's per-thread piece cache.
     cache_id: usize,
@@ -80,7 +79,7 @@ impl Tiktoken {
 
     /// Calls `visit(start, tokens)` for every piece of `text`, in order.
     #[inline]
-    fn for_each_piece(&self, text: &str, visit: impl FnMut(usize, PieceTokens<'_>)) {
+    pub(crate) fn for_each_piece(&self, text: &str, visit: impl FnMut(usize, PieceTokens<'_>)) {
         self.for_each_piece_in(&Scanner::new(text), 0, text.len(), visit);
     }
 
@@ -155,7 +154,7 @@ impl Tiktoken {
 /// token, and without the `popcnt` instruction (not in the x86-64 baseline) `count_ones` is a
 /// dozen instructions, so the one-bit case goes first.
 #[inline(always)]
-fn tokens_in(mask: u64) -> usize {
+pub(crate) fn tokens_in(mask: u64) -> usize {
     if mask & mask.wrapping_sub(1) == 0 {
         (mask != 0) as usize
     } else {
@@ -172,50 +171,10 @@ pub(crate) enum PieceTokens<'a> {
     Long(&'a [u8]),
 }
 
-impl Sizer for Tiktoken {
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    fn count(&self, text: &str) -> usize {
-        let mut count = 0;
-        self.for_each_piece(text, |_, tokens| match tokens {
-            PieceTokens::Ends(mask) => count += tokens_in(mask),
-            PieceTokens::Long(piece) => count += self.tok.bpe.count(piece),
-        });
-        count
-    }
-
-    fn measure(&self, text: &str) -> Measure {
-        let mut ends = Vec::with_capacity(text.len() / 4 + 1);
-        self.for_each_piece(text, |start, tokens| match tokens {
-            PieceTokens::Ends(mut mask) => {
-                while mask != 0 {
-                    ends.push((start + mask.trailing_zeros() as usize + 1) as u32);
-                    mask &= mask - 1;
-                }
-            }
-            PieceTokens::Long(piece) => {
-                let mut pos = start;
-                for token in self.tok.bpe.encode_via_backtracking(piece) {
-                    pos += self.tok.bpe.token_len(token);
-                    ends.push(pos as u32);
-                }
-            }
-        });
-        Measure::Ends(ends)
-    }
-
-    /// Streams the document's tokens a block at a time and verifies windows by re-tokenizing
-    /// only their edges (see `token_cursor.rs`).
-    fn cursor<'a>(&'a self, text: &'a str) -> Option<Box<dyn UnitCursor + 'a>> {
-        Some(Box::new(TokenCursor::new(*self, text)))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chunklab_core::{Measure, Sizer};
     use proptest::prelude::*;
 
     #[test]
