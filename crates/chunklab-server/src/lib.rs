@@ -18,6 +18,8 @@ pub mod auth;
 pub mod chunk;
 pub mod error;
 pub mod index;
+mod index_state;
+mod job_registry;
 pub mod jobs;
 pub mod metrics;
 pub mod openapi;

@@ -79,11 +79,11 @@ pub struct AppState {
     pub workers: Arc<Semaphore>,
     pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
     /// The index, when serving one.
-    pub index: Option<crate::index::IndexState>,
+    pub index: Option<crate::index_state::IndexState>,
     /// Where bench jobs may read files (canonical), if anywhere.
     pub bench_dir: Option<PathBuf>,
     /// Bench jobs (one running at a time).
-    pub jobs: crate::jobs::Jobs,
+    pub jobs: crate::job_registry::Jobs,
 }
 
 impl AppState {
@@ -92,10 +92,10 @@ impl AppState {
         let write = cfg.write_pipeline.clone().unwrap_or_default();
         let index = match (&cfg.index, &cfg.store) {
             (Some(_), Some(_)) => anyhow::bail!("give an index directory or a store, not both"),
-            (Some(dir), None) => Some(crate::index::IndexState::open(dir, write)?),
-            (None, Some(location)) => {
-                Some(crate::index::IndexState::open_location(location, write)?)
-            }
+            (Some(dir), None) => Some(crate::index_state::IndexState::open(dir, write)?),
+            (None, Some(location)) => Some(crate::index_state::IndexState::open_location(
+                location, write,
+            )?),
             (None, None) => None,
         };
         if index.is_some() && cfg.tokens.is_empty() {
@@ -117,7 +117,7 @@ impl AppState {
             pipelines: Mutex::new(HashMap::new()),
             index,
             bench_dir,
-            jobs: crate::jobs::Jobs::default(),
+            jobs: crate::job_registry::Jobs::default(),
         })
     }
 
@@ -141,7 +141,7 @@ impl AppState {
     }
 
     /// The index, or 503 when the server runs without one.
-    pub fn index(&self) -> Result<&crate::index::IndexState, ApiError> {
+    pub fn index(&self) -> Result<&crate::index_state::IndexState, ApiError> {
         self.index.as_ref().ok_or_else(|| {
             ApiError::unavailable(
                 "no_index",
