@@ -13,11 +13,12 @@ pub const ATTEMPTS: u32 = 5;
 /// First backoff; doubled after every failed attempt (100, 200, 400, 800 ms: 1.5 s in all).
 pub const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 
+/// The scheme of a sharded location (`crate::shards`).
+pub const CLUSTER_SCHEME: &str = "postgres-cluster://";
+
 /// `true` for URLs this crate opens.
 pub fn is_postgres_url(s: &str) -> bool {
-    s.starts_with("postgres://")
-        || s.starts_with("postgresql://")
-        || s.starts_with(crate::shards::CLUSTER_SCHEME)
+    s.starts_with("postgres://") || s.starts_with("postgresql://") || s.starts_with(CLUSTER_SCHEME)
 }
 
 /// A parsed server address: the client configuration and a display form without the password.

@@ -26,8 +26,7 @@ use chunklab_index::{
 };
 use std::collections::HashMap;
 
-/// The scheme of a sharded location.
-pub const CLUSTER_SCHEME: &str = "postgres-cluster://";
+pub use crate::conn::CLUSTER_SCHEME;
 
 /// One shard: where it is written and where it is searched.
 #[derive(Debug, Clone, PartialEq, Eq)]
