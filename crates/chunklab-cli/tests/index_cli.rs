@@ -883,6 +883,29 @@ fn dutch_indexes_take_e5_small_and_existing_ones_keep_their_model() {
         e.contains("1 added") && e.contains("chunks embedded with minilm"),
         "{e}"
     );
+    // Where e5-small is not installed, the error says why that model, and how to get it.
+    let home = tempfile::tempdir().unwrap();
+    let fresh = tmp.path().join("fresh.idx");
+    let out = bin()
+        .env("CHUNKLAB_HOME", home.path())
+        .args([
+            "index",
+            c,
+            "--index",
+            fresh.to_str().unwrap(),
+            "--lang",
+            "nl",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let e = stderr(&out);
+    assert!(
+        !out.status.success()
+            && e.contains("e5-small is the model a new index of Dutch documents (--lang nl) embeds with; --model names another")
+            && e.contains("chunklab models fetch e5-small"),
+        "{e}"
+    );
     // --rebuild takes only the flags given: --lang nl now means e5-small.
     let out = ok(&["index", c, "--index", i, "--lang", "nl", "--rebuild"]);
     assert!(

@@ -26,7 +26,7 @@ mod rules;
 mod run;
 
 use crate::{Input, Pipeline, Prepared, Skip};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
 use chunklab_core::Lang;
 use chunklab_embed::Embedder;
 use chunklab_index::{IndexWriter, Settings, StoreWriter};
@@ -223,10 +223,14 @@ impl IndexBuilder {
                 .filter(|m| !m.is_empty()),
             false => None,
         };
-        let default = stored_model
-            .as_deref()
-            .unwrap_or(default_model(pipeline.config.chunking.lang));
-        let (model_spec, model) = pipeline.index_model(default)?;
+        let lang = pipeline.config.chunking.lang;
+        let by_language = pipeline.config.model.is_none() && stored_model.is_none();
+        let default = stored_model.as_deref().unwrap_or(default_model(lang));
+        let loaded = pipeline.index_model(default);
+        let (model_spec, model) = match by_language && lang == Lang::Dutch {
+            true => loaded.with_context(|| format!("{default} is the model a new index of Dutch documents (--lang nl) embeds with; --model names another"))?,
+            false => loaded?,
+        };
         let mut settings = pipeline.index_settings(&model_spec, model.as_ref());
         settings.run = Some(IndexRun::new(&pipeline.config, cfg).to_json());
         let mut notes = Vec::new();

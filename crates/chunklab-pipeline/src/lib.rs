@@ -388,8 +388,8 @@ impl Pipeline {
         match (&self.model, &self.config.model) {
             (Some(m), Some(spec)) => Ok((spec.clone(), m.clone())),
             _ => {
-                let m = load_model(default, self.config.fetch)
-                    .with_context(|| format!("embedding model {default}"))?;
+                // `load_model` names the model in its error.
+                let m = load_model(default, self.config.fetch)?;
                 Ok((default.to_string(), m.model))
             }
         }
