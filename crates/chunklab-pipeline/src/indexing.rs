@@ -184,7 +184,6 @@ pub struct IndexBuilder {
     pipeline: Arc<Pipeline>,
     model_spec: String,
     model: Arc<dyn Embedder>,
-    /// The model is a known English-only one: Dutch documents are counted.
     writer: Box<dyn StoreWriter + Send>,
     acl: Vec<Rule<String>>,
     meta: Vec<Rule<(String, String)>>,
