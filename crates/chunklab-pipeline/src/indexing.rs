@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use embedding::{chunk_document, embed_documents, ChunkedDocument};
+pub use embedding::{chunk_document, document_hash, embed_documents, ChunkedDocument};
 pub use run::{stored_run, IndexRun};
 
 /// The embedding model a new index takes when the pipeline names none: `e5-small` for Dutch
@@ -465,7 +465,7 @@ impl IndexBuilder {
                 }
             };
             let (acl, fields) = self.assigned(&doc_id, inp.path());
-            let hash = format!("{file_hash} acl={acl:?} meta={fields:?}");
+            let hash = document_hash(&file_hash, &acl, &fields);
             match self.writer.document_hash(&doc_id) {
                 Some(h) if h == hash => s.unchanged += 1,
                 existing => todo.push(Todo {
@@ -522,9 +522,10 @@ impl IndexBuilder {
         all_acl.sort();
         all_acl.dedup();
         all_fields.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
-        let hash = format!(
-            "{} acl={all_acl:?} meta={all_fields:?}",
-            blake3::hash(text.as_bytes()).to_hex()
+        let hash = document_hash(
+            blake3::hash(text.as_bytes()).to_hex().as_str(),
+            &all_acl,
+            &all_fields,
         );
         if self.writer.document_hash(doc_id).as_deref() == Some(hash.as_str()) {
             return Ok(0);

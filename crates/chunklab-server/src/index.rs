@@ -315,9 +315,10 @@ pub async fn put_document(
             let prepared = pipeline
                 .prepare(input, false)
                 .map_err(|s| crate::chunk::skip_error(&staged, 0, s))?;
-            let hash = format!(
-                "{} acl={acl:?} meta={meta:?}",
-                blake3::hash(prepared.text().as_bytes()).to_hex()
+            let hash = indexing::document_hash(
+                blake3::hash(prepared.text().as_bytes()).to_hex().as_str(),
+                &acl,
+                &meta,
             );
             let chunked = indexing::chunk_document(
                 &pipeline, input, source, prepared, hash, acl, meta,

@@ -35,6 +35,17 @@ impl ChunkedDocument {
     }
 }
 
+/// The hash a store keeps for a document: its content's hash with its access groups and
+/// metadata fields, so that a document is indexed again when any of them changes. Every face
+/// that writes documents compares with it.
+pub fn document_hash(
+    content_hash: &str,
+    acl: &[String],
+    fields: &BTreeMap<String, String>,
+) -> String {
+    format!("{content_hash} acl={acl:?} meta={fields:?}")
+}
+
 /// Chunk the prepared document of `input` (named `source`) with `pipeline` into the document
 /// a store writes, with content `hash`, access groups `acl` and metadata `fields`.
 pub fn chunk_document(
