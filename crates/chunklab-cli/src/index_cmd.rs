@@ -60,6 +60,17 @@ pub struct IndexArgs {
     /// Documents per commit: a crash keeps every finished commit.
     #[arg(long, default_value_t = 32)]
     commit_every: usize,
+    /// A new index's HNSW graph: links per node, 2 to 100 (default 16). Fixed once the index
+    /// is built: another value needs --rebuild.
+    #[arg(long, value_name = "M")]
+    hnsw_m: Option<usize>,
+    /// A new index's HNSW graph: candidates per insert, 4 to 1000 and at least twice
+    /// --hnsw-m (default 128 for an index directory, pgvector's 64 for PostgreSQL). Smaller
+    /// builds faster and finds less: at 1M chunks 80 inserts ~5,000/s where 128 inserts
+    /// ~3,200/s, and needs `search --ef 192` for the same recall (docs/PERFORMANCE.md).
+    /// Fixed once the index is built: another value needs --rebuild.
+    #[arg(long, value_name = "EF")]
+    hnsw_ef_construction: Option<usize>,
     /// No progress bar and no summary on stderr.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -136,7 +147,18 @@ pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
         commit_every: a.commit_every,
         acl,
         meta,
+        hnsw_m: a.hnsw_m,
+        hnsw_ef_construction: a.hnsw_ef_construction,
     };
+    // Out-of-range graph settings, named as the flags.
+    cfg.hnsw(&location).map_err(|e| {
+        anyhow::anyhow!(
+            "{}",
+            e.to_string()
+                .replace("hnsw_ef_construction", "--hnsw-ef-construction")
+                .replace("hnsw_m", "--hnsw-m")
+        )
+    })?;
     let mut builder = match IndexBuilder::create(&location, pipeline, &cfg) {
         Ok(b) => b,
         Err(e) => {

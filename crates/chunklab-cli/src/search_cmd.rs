@@ -75,6 +75,12 @@ pub struct SearchArgs {
     /// Exact vector search (a scan) instead of the HNSW graph.
     #[arg(long)]
     exact: bool,
+    /// The HNSW walk's candidate list size: larger finds more of the true nearest neighbours,
+    /// slower (default: the index's, 128; with a PostgreSQL store the depth, at least 40, at
+    /// most pgvector's 1000). Ignored by exact scans (indexes up to 10,000 chunks, selective
+    /// filters, --exact).
+    #[arg(long)]
+    ef: Option<usize>,
     /// Candidates per retriever before reranking and shaping (default: -k, or --rerank-top,
     /// × 5 with --merge/--docs/--small-to-big/--auto-merge, at least 50 in hybrid mode); with
     /// --merge it decides which neighbours can join a passage.
@@ -110,6 +116,7 @@ impl SearchArgs {
             dense_weight: self.dense_weight,
             identifier_boost: self.identifier_boost,
             exact: self.exact,
+            ef: self.ef,
             depth: self.depth,
         };
         cfg.validate()

@@ -675,6 +675,7 @@ fn search_with_a_huge_k_returns_every_match() {
         model: "none".into(),
         dim: 0,
         model_max_tokens: 0,
+        hnsw: None,
         lang: "en".into(),
         run: None,
     };
@@ -1036,5 +1037,63 @@ fn an_index_inside_its_corpus_skips_its_own_files() {
         hits.iter()
             .all(|h| !h["doc_id"].as_str().unwrap().starts_with("idx")),
         "{hits:?}"
+    );
+}
+
+#[test]
+fn the_graph_is_shaped_at_build_and_searched_as_wide_as_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = sample_corpus(tmp.path());
+    let idx = tmp.path().join("g.idx");
+    let i = idx.to_str().unwrap();
+    let hnsw = || -> Value {
+        let m: Value =
+            serde_json::from_slice(&std::fs::read(idx.join("manifest.json")).unwrap()).unwrap();
+        m["settings"]["hnsw"].clone()
+    };
+    // Out of range: named as the flags, nothing created.
+    for (flags, says) in [
+        (&["--hnsw-m", "1"][..], "--hnsw-m: 1 (must be 2 to 100)"),
+        (
+            &["--hnsw-m", "32", "--hnsw-ef-construction", "40"][..],
+            "--hnsw-ef-construction: 40 (must be 4 to 1000 and at least twice --hnsw-m, 64)",
+        ),
+    ] {
+        let out = index(&corpus, &idx, flags);
+        assert!(!out.status.success());
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+        assert!(!idx.join("manifest.json").exists());
+    }
+    // A faster build: recorded, kept by a run that names nothing, refused when another is named.
+    let out = index(&corpus, &idx, &["--hnsw-ef-construction", "80"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(hnsw(), serde_json::json!({"m": 16, "ef_construction": 80}));
+    let out = ok(&["index", corpus.to_str().unwrap(), "--index", i]);
+    assert!(stderr(&out).contains("3 unchanged"), "{}", stderr(&out));
+    assert_eq!(hnsw()["ef_construction"], 80);
+    let out = index(&corpus, &idx, &["--hnsw-m", "24"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains(
+            "hnsw: index has `m=16,ef_construction=80`, this run has `m=24,ef_construction=128`"
+        ) && stderr(&out).contains("--rebuild"),
+        "{}",
+        stderr(&out)
+    );
+    // A query's own candidate list: the same answer on a small index (an exact scan), and a
+    // clear error out of range.
+    let plain = search(&idx, "parkeervergunning", &["--mode", "dense"]);
+    let wide = search(
+        &idx,
+        "parkeervergunning",
+        &["--mode", "dense", "--ef", "256"],
+    );
+    assert_eq!(plain, wide);
+    let out = run(&["search", "parkeervergunning", "--index", i, "--ef", "0"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--ef must be between 1 and 10000"),
+        "{}",
+        stderr(&out)
     );
 }

@@ -148,6 +148,7 @@ impl Collection {
             model: model.as_ref().map_or(String::new(), |m| m.name.to_string()),
             dim: model.as_ref().map_or(0, |m| m.dim),
             model_max_tokens: model.as_ref().map_or(0, |m| m.max_tokens),
+            hnsw: None,
             lang: spec.lang.clone(),
             run: None,
         };

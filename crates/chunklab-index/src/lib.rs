@@ -46,7 +46,7 @@
 //! let settings = Settings {
 //!     chunker: "paragraph size=100 unit=chars".into(), reading: String::new(),
 //!     unit: "chars".into(), tokenizer: None, model: "toy".into(), dim: 2,
-//!     model_max_tokens: 16, lang: "en".into(), run: None,
+//!     model_max_tokens: 16, lang: "en".into(), hnsw: None, run: None,
 //! };
 //! let mut w = IndexWriter::open(dir.path(), settings, false)?;
 //! let text = "Wind turbines at sea.\n\nParking permits for visitors.";
@@ -85,7 +85,7 @@ mod writer;
 pub use check::{check, CheckReport, Problem};
 pub use error::{Error, Result};
 pub use filter::Filter;
-pub use manifest::{Manifest, Settings};
+pub use manifest::{HnswSettings, Manifest, Settings};
 pub use seam::{ChunkStore, StoreWriter};
 pub use store::Damage;
 pub use writer::{repair, IndexWriter, NewChunk, NewDocument, Repaired, WriteStats};
@@ -167,6 +167,11 @@ pub struct Query<'a> {
     pub rerank_top: usize,
     /// Exact vector search instead of HNSW.
     pub exact: bool,
+    /// HNSW candidate list size for this query (`ef_search`; raised to the depth), instead of
+    /// the index's own (128 for an index directory; the depth, at least 40, in PostgreSQL,
+    /// which caps it at pgvector's 1,000). Larger finds more of the true nearest neighbours,
+    /// slower. Ignored by exact scans (small indexes, selective filters, [`Query::exact`]).
+    pub ef: Option<usize>,
     /// Retrieve leaf chunks and return their parents.
     pub small_to_big: bool,
     /// Retrieve leaf chunks and replace them by their parent when at least this fraction of the
@@ -194,6 +199,7 @@ impl<'a> Query<'a> {
             rerank: None,
             rerank_top: 30,
             exact: false,
+            ef: None,
             small_to_big: false,
             auto_merge: None,
             merge: false,
@@ -352,7 +358,7 @@ impl Index {
                 Bm25::rebuilt_in_memory(langs, text_bytes, manifest.generation)?
             }
         };
-        let (vectors, loaded) = snapshot::load(dir, &store, manifest.generation)?;
+        let (vectors, loaded) = snapshot::load(dir, &store, manifest.generation, manifest.hnsw())?;
         repairs.vectors_added = if loaded.snapshot.is_some() {
             loaded.added
         } else {
@@ -466,7 +472,7 @@ impl Index {
                 if q.exact {
                     self.vectors.search_exact(v, depth, f)?
                 } else {
-                    self.vectors.search(v, depth, f)?
+                    self.vectors.search_with_ef(v, depth, q.ef, f)?
                 }
             }
         };

@@ -41,6 +41,12 @@ pub struct Settings {
     pub model_max_tokens: usize,
     /// BM25 analyzer language: `en`, `nl` or `auto` (per document).
     pub lang: String,
+    /// The HNSW graph's shape. In a run's settings `None` takes the store's (a new store: its
+    /// default, [`HnswSettings::DIRECTORY`] or [`HnswSettings::POSTGRES`]); a store's settings
+    /// always hold it once opened (a manifest written before it was recorded reads as
+    /// [`HnswSettings::DIRECTORY`], the parameters it was built with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hnsw: Option<HnswSettings>,
     /// The configuration of the last run that wrote the index, as the writing library spells
     /// it (chunklab-pipeline: its typed pipeline configuration plus the access and metadata
     /// rules, as JSON), so that a later run can take it instead of repeating it. Never
@@ -70,7 +76,93 @@ impl Settings {
         cmp("model", self.model.clone(), other.model.clone());
         cmp("dim", self.dim.to_string(), other.dim.to_string());
         cmp("lang", self.lang.clone(), other.lang.clone());
+        if let (Some(old), Some(new)) = (self.hnsw, other.hnsw) {
+            cmp("hnsw", old.to_string(), new.to_string());
+        }
         (!diffs.is_empty()).then(|| diffs.join("; "))
+    }
+}
+
+/// The shape of an HNSW graph, fixed when the graph is built: what a faster bulk load trades
+/// against recall (docs/PERFORMANCE.md, "Index": at 1M items `ef_construction` 80 inserts about
+/// 5,000 items/s where 128 inserts 3,159/s, and needs a query `ef` of 192 for recall@10 0.98).
+///
+/// ```
+/// use chunklab_index::HnswSettings;
+/// let s: HnswSettings = "m=16,ef_construction=80".parse().unwrap();
+/// assert_eq!((s.m, s.ef_construction), (16, 80));
+/// assert_eq!(s.to_string(), "m=16,ef_construction=80");
+/// assert!(HnswSettings::new(1, 80).is_err());
+/// ```
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct HnswSettings {
+    /// Links per node on the upper levels (the base level keeps `2 * m`): 2 to 100.
+    pub m: usize,
+    /// Candidate list size while inserting: 4 to 1,000, at least `2 * m`.
+    pub ef_construction: usize,
+}
+
+impl HnswSettings {
+    /// An index directory's default: `m = 16, ef_construction = 128` (recall@10 0.994 at 1M
+    /// items with the default query `ef` of 128).
+    pub const DIRECTORY: HnswSettings = HnswSettings {
+        m: 16,
+        ef_construction: 128,
+    };
+
+    /// A PostgreSQL store's default: pgvector's `m = 16, ef_construction = 64`.
+    pub const POSTGRES: HnswSettings = HnswSettings {
+        m: 16,
+        ef_construction: 64,
+    };
+
+    /// Checked settings; the error names the parameter (`hnsw_m`, `hnsw_ef_construction`). The
+    /// bounds are pgvector's, so that one setting suits both stores.
+    pub fn new(m: usize, ef_construction: usize) -> std::result::Result<HnswSettings, String> {
+        if !(2..=100).contains(&m) {
+            return Err(format!("hnsw_m: {m} (must be 2 to 100)"));
+        }
+        if !(4..=1000).contains(&ef_construction) || ef_construction < 2 * m {
+            return Err(format!(
+                "hnsw_ef_construction: {ef_construction} (must be 4 to 1000 and at least twice hnsw_m, {})",
+                2 * m
+            ));
+        }
+        Ok(HnswSettings { m, ef_construction })
+    }
+}
+
+impl std::fmt::Display for HnswSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "m={},ef_construction={}", self.m, self.ef_construction)
+    }
+}
+
+impl std::str::FromStr for HnswSettings {
+    type Err = String;
+
+    /// `m=M,ef_construction=E` (the [`Display`](std::fmt::Display) form), both keys given.
+    fn from_str(text: &str) -> std::result::Result<HnswSettings, String> {
+        let (mut m, mut ef) = (None, None);
+        for part in text.split(',') {
+            let (key, value) = part.split_once('=').ok_or_else(|| {
+                format!("hnsw: {part:?} is not KEY=VALUE (m=16,ef_construction=128)")
+            })?;
+            let value: usize = value
+                .trim()
+                .parse()
+                .map_err(|_| format!("hnsw: {key}={value:?} is not a whole number"))?;
+            match key.trim() {
+                "m" => m = Some(value),
+                "ef_construction" => ef = Some(value),
+                other => return Err(format!("hnsw: unknown key {other:?} (m, ef_construction)")),
+            }
+        }
+        match (m, ef) {
+            (Some(m), Some(ef)) => HnswSettings::new(m, ef),
+            _ => Err("hnsw: give both m and ef_construction (m=16,ef_construction=128)".into()),
+        }
     }
 }
 
@@ -115,6 +207,12 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// The HNSW settings the index's graph is built with ([`Manifest::read`] gives a manifest
+    /// written before they were recorded [`HnswSettings::DIRECTORY`], what it was built with).
+    pub fn hnsw(&self) -> HnswSettings {
+        self.settings.hnsw.unwrap_or(HnswSettings::DIRECTORY)
+    }
+
     /// A manifest for a new, empty index.
     pub fn new(settings: Settings) -> Manifest {
         Manifest {
@@ -140,10 +238,22 @@ impl Manifest {
             }
             Err(e) => return Err(io(&path)(e)),
         };
-        let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt {
+        let mut m: Manifest = serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt {
             path: path.clone(),
             reason: format!("not a chunklab manifest: {e}"),
         })?;
+        match m.settings.hnsw {
+            // Written before the graph's settings were recorded: built with the defaults.
+            None => m.settings.hnsw = Some(HnswSettings::DIRECTORY),
+            Some(h) => {
+                if let Err(why) = HnswSettings::new(h.m, h.ef_construction) {
+                    return Err(Error::Corrupt {
+                        path,
+                        reason: format!("the HNSW settings are out of range: {why}"),
+                    });
+                }
+            }
+        }
         if m.format != FORMAT_VERSION {
             return Err(Error::Corrupt {
                 path,
@@ -203,6 +313,7 @@ mod tests {
             model: "minilm".into(),
             dim: 384,
             model_max_tokens: 256,
+            hnsw: Some(HnswSettings::DIRECTORY),
             lang: "auto".into(),
             run: None,
         }
@@ -222,6 +333,16 @@ mod tests {
             "{why}"
         );
         assert!(settings().mismatch(&settings()).is_none());
+        // Graph settings are compared only when the run names them.
+        let mut fast = settings();
+        fast.hnsw = Some(HnswSettings::new(16, 80).unwrap());
+        let why = settings().mismatch(&fast).unwrap();
+        assert!(
+            why.contains("hnsw: index has `m=16,ef_construction=128`"),
+            "{why}"
+        );
+        fast.hnsw = None;
+        assert!(settings().mismatch(&fast).is_none());
         // The last run's configuration is carried, never compared.
         let mut with_run = settings();
         with_run.run = Some(serde_json::json!({"chunking": {"size": 512}}));

@@ -14,7 +14,7 @@
 //! rebuilt from the store.
 
 use crate::error::{io, Error, Result};
-use crate::manifest::sync_dir;
+use crate::manifest::{sync_dir, HnswSettings};
 use crate::store::Store;
 use crate::vectors::{HnswParams, VectorIndex};
 use std::collections::HashSet;
@@ -109,9 +109,24 @@ impl Loaded {
     }
 }
 
+/// The graph parameters of an index built with `hnsw` (the query-time ones at their defaults).
+pub fn params(hnsw: HnswSettings) -> HnswParams {
+    HnswParams {
+        m: hnsw.m,
+        ef_construction: hnsw.ef_construction,
+        ..HnswParams::default()
+    }
+}
+
 /// The vector index matching `store` at manifest generation `generation`: the newest snapshot
-/// not newer than it, reconciled with the store (see the module docs).
-pub fn load(index_dir: &Path, store: &Store, generation: u64) -> Result<(VectorIndex, Loaded)> {
+/// not newer than it, reconciled with the store (see the module docs). A graph built anew
+/// takes the index's `hnsw` settings.
+pub fn load(
+    index_dir: &Path,
+    store: &Store,
+    generation: u64,
+    hnsw: HnswSettings,
+) -> Result<(VectorIndex, Loaded)> {
     if store.dim() == 0 {
         // A text-only index (built without a model) has no vectors to load.
         let none = Loaded {
@@ -132,7 +147,7 @@ pub fn load(index_dir: &Path, store: &Store, generation: u64) -> Result<(VectorI
     let (mut index, from, keys) = match snapshot {
         Some((g, index, keys)) => (index, Some(g), keys),
         None => (
-            VectorIndex::new(store.dim(), HnswParams::default()),
+            VectorIndex::new(store.dim(), params(hnsw)),
             None,
             Vec::new(),
         ),

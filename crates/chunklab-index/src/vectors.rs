@@ -75,8 +75,8 @@ use engine::{context_count, insert_parallel, Engine};
 pub use error::{Result, VectorError};
 use flat::FlatStore;
 pub use params::{
-    GraphVectors, HnswParams, EXACT_SCAN_MAX, FILTERED_EF_DIVISOR, FILTER_EXACT_BELOW,
-    NORM_TOLERANCE, SELECTIVITY_SAMPLE,
+    GraphVectors, HnswParams, EXACT_SCAN_MAX, FILTER_EXACT_BELOW, NORM_TOLERANCE,
+    SELECTIVITY_SAMPLE,
 };
 
 /// An embedded vector index: exact vectors (in memory, or mapped from the file of a loaded index)
@@ -145,9 +145,6 @@ impl VectorIndex {
     /// saved with the index. Values below 1 are raised to 1.
     pub fn set_ef_search(&mut self, ef_search: usize) {
         self.params.ef_search = ef_search.max(1);
-        if let Some(engine) = &self.engine {
-            engine.index.change_expansion_search(self.params.ef_search);
-        }
     }
 
     /// The vector dimension.
@@ -322,6 +319,18 @@ impl VectorIndex {
         k: usize,
         filter: Option<&dyn Fn(u64) -> bool>,
     ) -> Result<Vec<(u64, f32)>> {
+        self.search_with_ef(query, k, None, filter)
+    }
+
+    /// [`search`](Self::search) with the graph walk's candidate list size given for this query
+    /// (`None`: the index's `ef_search`; at least `k`), filtered or not.
+    pub fn search_with_ef(
+        &self,
+        query: &[f32],
+        k: usize,
+        ef: Option<usize>,
+        filter: Option<&dyn Fn(u64) -> bool>,
+    ) -> Result<Vec<(u64, f32)>> {
         self.check_vector(|| "query".to_string(), query)?;
         let n = self.store.len();
         let k = k.min(n);
@@ -337,7 +346,7 @@ impl VectorIndex {
                 return Ok(self.store.top_k(query, k, Some(filter)));
             }
         }
-        self.graph_search(query, k, filter)
+        self.graph_search(query, k, ef, filter)
     }
 
     /// Always answers from the HNSW graph (filter inside the walk), falling back to the exact scan
@@ -354,7 +363,7 @@ impl VectorIndex {
         if k == 0 {
             return Ok(Vec::new());
         }
-        self.graph_search(query, k, filter)
+        self.graph_search(query, k, None, filter)
     }
 
     /// The exact `k` best items (a scan over every stored vector), same ordering and filter
@@ -386,18 +395,18 @@ impl VectorIndex {
         &self,
         query: &[f32],
         k: usize,
+        ef: Option<usize>,
         filter: Option<&dyn Fn(u64) -> bool>,
     ) -> Result<Vec<(u64, f32)>> {
         let Some(engine) = self.engine.as_ref() else {
             return Ok(self.store.top_k(query, k, filter));
         };
-        // A filtered walk already widens itself (it crosses non-matching nodes until it holds
-        // `count` matches), so it needs a shorter candidate list for the same recall: a quarter
-        // of ef_search measured 0.995 recall@10 at 5–10% selectivity for a quarter of the time.
-        let ef = match filter {
-            None => self.params.ef_search,
-            Some(_) => (self.params.ef_search / FILTERED_EF_DIVISOR).max(1),
-        };
+        // The candidate list is `count` (usearch walks with the larger of its own expansion,
+        // [`Engine::SEARCH_EXPANSION`] = 1, and the count asked for). A filtered walk takes the
+        // same list: it crosses non-matching nodes until the list holds `count` matches, so it
+        // costs about `ef / selectivity` expansions; a smaller `ef` trades its recall for time
+        // (docs/PERFORMANCE.md, "Filtered graph walks").
+        let ef = ef.unwrap_or(self.params.ef_search).max(1);
         let count = k.max(ef);
         let matches = {
             let _context = engine.gate.enter();

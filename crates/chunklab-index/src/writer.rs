@@ -3,9 +3,9 @@
 use crate::bm25::{self, Bm25, BM25_DIR};
 use crate::error::{io, Error, Result};
 use crate::lock::{WriterLock, LOCK_FILE};
-use crate::manifest::{Manifest, Settings, MANIFEST_FILE};
+use crate::manifest::{HnswSettings, Manifest, Settings, MANIFEST_FILE};
 use crate::store::{ChunkRecord, Damage, DocRecord, Store, STORE_DIR};
-use crate::vectors::{HnswParams, VectorIndex};
+use crate::vectors::VectorIndex;
 use crate::{fill_bm25, remove_dir, snapshot};
 use chunklab_core::{Chunk, ChunkMeta, Lang};
 use std::collections::BTreeMap;
@@ -275,6 +275,8 @@ impl IndexWriter {
                 remove_dir(&dir.join(BM25_DIR))?;
                 snapshot::remove_all(dir)?;
                 let dim = settings.dim;
+                let mut settings = settings;
+                let hnsw = *settings.hnsw.get_or_insert(HnswSettings::DIRECTORY);
                 let manifest = Manifest::new(settings);
                 let mut bm25 = Bm25::open_writer(dir)?;
                 bm25.commit(0)?;
@@ -285,7 +287,7 @@ impl IndexWriter {
                     manifest,
                     store: Store::empty(dir, dim),
                     bm25,
-                    vectors: VectorIndex::new(dim, HnswParams::default()),
+                    vectors: VectorIndex::new(dim, snapshot::params(hnsw)),
                     vectors_dirty: true,
                     stats: WriteStats::default(),
                     repaired: Repaired::default(),
@@ -344,7 +346,7 @@ impl IndexWriter {
         } else if repaired.bm25_rebuilt {
             bm25.commit(manifest.generation)?;
         }
-        let (vectors, loaded) = snapshot::load(dir, &store, manifest.generation)?;
+        let (vectors, loaded) = snapshot::load(dir, &store, manifest.generation, manifest.hnsw())?;
         repaired.vectors_rebuilt = manifest.settings.dim > 0 && loaded.snapshot.is_none();
         vectors_dirty |= loaded.changed() || loaded.snapshot != Some(manifest.generation);
         Ok(IndexWriter {

@@ -12,6 +12,7 @@ fn settings() -> Settings {
         model: "toy".into(),
         dim: 2,
         model_max_tokens: 16,
+        hnsw: None,
         lang: "en".into(),
         run: None,
     }

@@ -17,6 +17,7 @@ fn settings(lang: &str) -> Settings {
         model: "toy".into(),
         dim: 4,
         model_max_tokens: 64,
+        hnsw: None,
         lang: lang.into(),
         run: None,
     }
@@ -509,4 +510,77 @@ fn the_store_holds_chunks_without_texts_and_cuts_them_from_the_documents() {
             "Windmolens in de polder."
         ]
     );
+}
+
+/// The `m` the newest vector snapshot of the index in `dir` was saved with.
+fn snapshot_m(dir: &Path) -> u64 {
+    let mut snapshots: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("vectors-")
+        })
+        .collect();
+    snapshots.sort();
+    let json = std::fs::read(snapshots.last().unwrap().join("vectors.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    v["m"].as_u64().unwrap()
+}
+
+#[test]
+fn the_graph_settings_are_chosen_once_and_kept() {
+    use chunklab_index::{HnswSettings, Manifest};
+    let dir = tempfile::tempdir().unwrap();
+    let fast = HnswSettings::new(24, 80).unwrap();
+    let with = |hnsw| Settings {
+        hnsw,
+        ..settings("en")
+    };
+    let mut w = IndexWriter::open(dir.path(), with(Some(fast)), false).unwrap();
+    w.add_document(doc("a.txt", "Wind.\n\nZon.", "h1")).unwrap();
+    w.finish().unwrap();
+    assert_eq!(
+        Manifest::read(dir.path()).unwrap().settings.hnsw,
+        Some(fast)
+    );
+    assert_eq!(snapshot_m(dir.path()), 24, "the graph is built with them");
+
+    // A run that names none takes the index's; one that names others is refused.
+    let mut w = IndexWriter::open(dir.path(), with(None), false).unwrap();
+    w.add_document(doc("b.txt", "Water.", "h2")).unwrap();
+    w.finish().unwrap();
+    assert_eq!(
+        Manifest::read(dir.path()).unwrap().settings.hnsw,
+        Some(fast)
+    );
+    assert_eq!(snapshot_m(dir.path()), 24);
+    let e = IndexWriter::open(dir.path(), with(Some(HnswSettings::DIRECTORY)), false)
+        .err()
+        .unwrap();
+    assert!(
+        matches!(&e, Error::Mismatch(m) if m.contains("hnsw: index has `m=24,ef_construction=80`, this run has `m=16,ef_construction=128`")),
+        "{e}"
+    );
+    let mut w = IndexWriter::open(dir.path(), with(Some(HnswSettings::DIRECTORY)), true).unwrap();
+    w.add_document(doc("a.txt", "Wind.", "h3")).unwrap();
+    w.finish().unwrap();
+    assert_eq!(snapshot_m(dir.path()), 16, "rebuilt with the new ones");
+
+    // A manifest written before the settings were recorded was built with the defaults; one
+    // whose settings are out of range is refused as damaged.
+    let path = dir.path().join("manifest.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    v["settings"].as_object_mut().unwrap().remove("hnsw");
+    std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+    let m = Manifest::read(dir.path()).unwrap();
+    assert_eq!(m.settings.hnsw, Some(HnswSettings::DIRECTORY));
+    assert!(Index::open(dir.path()).is_ok());
+    v["settings"]["hnsw"] = serde_json::json!({"m": 0, "ef_construction": 80});
+    std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+    let e = Manifest::read(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("hnsw_m: 0 (must be 2 to 100)"), "{e}");
 }

@@ -17,6 +17,7 @@ fn settings() -> Settings {
         model: "toy".into(),
         dim: 2,
         model_max_tokens: 64,
+        hnsw: None,
         lang: "en".into(),
         run: None,
     }

@@ -770,3 +770,46 @@ fn a_damaged_vectors_file_is_an_error_naming_it() {
         );
     }
 }
+
+/// Mean recall@k of the graph search with candidate list `ef` against the exact scan.
+fn recall_at_ef(index: &VectorIndex, queries: &[Vec<f32>], k: usize, ef: Option<usize>) -> f64 {
+    let mut found = 0usize;
+    for query in queries {
+        let exact: HashSet<u64> = keys(&index.search_exact(query, k, None).unwrap())
+            .into_iter()
+            .collect();
+        let hits = index.search_with_ef(query, k, ef, None).unwrap();
+        assert_eq!(hits.len(), k);
+        found += hits.iter().filter(|hit| exact.contains(&hit.0)).count();
+    }
+    found as f64 / (k * queries.len()) as f64
+}
+
+#[test]
+fn a_query_chooses_its_own_candidate_list_size() {
+    // A sparse graph over noisy vectors, so that the candidate list decides the recall.
+    let n = EXACT_SCAN_MAX + 2_000;
+    let vectors = clustered(n, 32, 300, 0.3, 11);
+    let queries = clustered(60, 32, 300, 0.3, 12);
+    let params = HnswParams {
+        m: 8,
+        ef_construction: 32,
+        ..HnswParams::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    build(&vectors, params).save(dir.path()).unwrap();
+    let index = VectorIndex::load(dir.path()).unwrap();
+    let narrow = recall_at_ef(&index, &queries, 10, Some(10));
+    let wide = recall_at_ef(&index, &queries, 10, Some(400));
+    assert!(
+        wide >= narrow + 0.05 && wide >= 0.9,
+        "recall@10 at ef 10 = {narrow}, at ef 400 = {wide}"
+    );
+    // No ef: the index's own (128), the same hits as asking for it.
+    for query in &queries[..10] {
+        assert_eq!(
+            index.search_with_ef(query, 10, None, None).unwrap(),
+            index.search_with_ef(query, 10, Some(128), None).unwrap()
+        );
+    }
+}

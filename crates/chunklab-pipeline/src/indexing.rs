@@ -29,7 +29,7 @@ use crate::{Input, Pipeline, Prepared, Skip};
 use anyhow::{anyhow, bail, Context as _, Result};
 use chunklab_core::Lang;
 use chunklab_embed::Embedder;
-use chunklab_index::{IndexWriter, Settings, StoreWriter};
+use chunklab_index::{HnswSettings, IndexWriter, Settings, StoreWriter};
 use rayon::prelude::*;
 use rules::{check_field, rules, Rule};
 use std::collections::{BTreeMap, HashSet};
@@ -82,6 +82,14 @@ pub struct IndexConfig {
     pub acl: Vec<String>,
     /// Custom metadata fields: `GLOB=FIELD:VALUE`.
     pub meta: Vec<String>,
+    /// The HNSW graph's `m` (links per node, 2 to 100) for a new store; `None`: the store's
+    /// own, a new store's default ([`HnswSettings::DIRECTORY`], [`HnswSettings::POSTGRES`]).
+    /// An existing store built with other graph settings is refused unless `rebuild`.
+    pub hnsw_m: Option<usize>,
+    /// The HNSW graph's `ef_construction` (4 to 1,000, at least `2 * m`) for a new store:
+    /// smaller builds faster and finds less (docs/PERFORMANCE.md, "Index"); `None` as
+    /// [`IndexConfig::hnsw_m`].
+    pub hnsw_ef_construction: Option<usize>,
 }
 
 impl Default for IndexConfig {
@@ -91,7 +99,43 @@ impl Default for IndexConfig {
             commit_every: 32,
             acl: Vec::new(),
             meta: Vec::new(),
+            hnsw_m: None,
+            hnsw_ef_construction: None,
         }
+    }
+}
+
+impl IndexConfig {
+    /// The graph settings named, the other one at the default of the store at `location` (an
+    /// index directory or a PostgreSQL URL); `None` when neither is named. The error names the
+    /// parameter.
+    ///
+    /// ```
+    /// use chunklab_pipeline::indexing::IndexConfig;
+    /// let cfg = IndexConfig { hnsw_ef_construction: Some(80), ..IndexConfig::default() };
+    /// let s = cfg.hnsw("archief.idx").unwrap().unwrap();
+    /// assert_eq!(s.to_string(), "m=16,ef_construction=80");
+    /// let m = IndexConfig { hnsw_m: Some(24), ..IndexConfig::default() };
+    /// let s = m.hnsw("postgres://localhost/archief").unwrap().unwrap();
+    /// assert_eq!(s.to_string(), "m=24,ef_construction=64");
+    /// assert_eq!(IndexConfig::default().hnsw("archief.idx").unwrap(), None);
+    /// let bad = IndexConfig { hnsw_m: Some(1), ..IndexConfig::default() };
+    /// assert!(bad.hnsw("archief.idx").unwrap_err().to_string().starts_with("hnsw_m: 1"));
+    /// ```
+    pub fn hnsw(&self, location: &str) -> Result<Option<HnswSettings>> {
+        if self.hnsw_m.is_none() && self.hnsw_ef_construction.is_none() {
+            return Ok(None);
+        }
+        let default = match chunklab_postgres::is_postgres_url(location) {
+            true => HnswSettings::POSTGRES,
+            false => HnswSettings::DIRECTORY,
+        };
+        HnswSettings::new(
+            self.hnsw_m.unwrap_or(default.m),
+            self.hnsw_ef_construction.unwrap_or(default.ef_construction),
+        )
+        .map(Some)
+        .map_err(anyhow::Error::msg)
     }
 }
 
@@ -213,6 +257,7 @@ impl IndexBuilder {
         for r in &meta {
             check_field(&r.value.0, "meta")?;
         }
+        let hnsw = cfg.hnsw(location)?;
         // A store read with errors is left to the writer's open, which names them.
         let stored_model = match pipeline.config.model.is_none() && !cfg.rebuild {
             true => chunklab_postgres::open::stored_settings(location)
@@ -232,6 +277,7 @@ impl IndexBuilder {
         };
         let mut settings = pipeline.index_settings(&model_spec, model.as_ref());
         settings.run = Some(IndexRun::new(&pipeline.config, cfg).to_json());
+        settings.hnsw = hnsw;
         let mut notes = Vec::new();
         let postgres = chunklab_postgres::is_postgres_url(location);
         let writer: Box<dyn StoreWriter + Send> = if postgres {

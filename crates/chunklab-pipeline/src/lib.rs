@@ -411,6 +411,7 @@ impl Pipeline {
             model: model_spec.to_string(),
             dim: model.dim(),
             model_max_tokens: model.max_tokens(),
+            hnsw: None,
             lang: self.config.chunking.lang.code().to_string(),
             run: None,
         }

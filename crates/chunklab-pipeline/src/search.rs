@@ -66,6 +66,10 @@ pub struct SearchConfig {
     pub identifier_boost: f32,
     /// Exact vector search (a scan) instead of the HNSW graph.
     pub exact: bool,
+    /// The HNSW walk's candidate list size (`ef_search`) for these queries: larger finds more
+    /// of the true nearest neighbours, slower (default: the index's, 128; in PostgreSQL the
+    /// depth, at least 40, and pgvector caps it at 1,000). At most [`MAX_EF`].
+    pub ef: Option<usize>,
     /// Candidates per retriever before reranking and shaping (default: `k`, or `rerank_top`
     /// when reranking, × 5 when shaping, at least 50 in hybrid mode). With `merge`, the
     /// depth decides which neighbours can join a passage (docs/EVALUATION.md: 25 for the
@@ -91,10 +95,15 @@ impl Default for SearchConfig {
             dense_weight: 1.0,
             identifier_boost: IDENTIFIER_BOOST,
             exact: false,
+            ef: None,
             depth: None,
         }
     }
 }
+
+/// The largest [`SearchConfig::ef`]: a walk that wide visits a good part of any graph a
+/// machine holds; an exact search (`exact`) is then the better choice.
+pub const MAX_EF: usize = 10_000;
 
 /// The default [`SearchConfig::identifier_boost`].
 pub const IDENTIFIER_BOOST: f32 = 4.0;
@@ -119,6 +128,7 @@ impl SearchConfig {
         q.bm25_weight = self.bm25_weight * self.boost_for(q.text);
         q.dense_weight = self.dense_weight;
         q.exact = self.exact;
+        q.ef = self.ef;
         q.small_to_big = self.small_to_big;
         q.auto_merge = self.auto_merge.then_some(self.merge_threshold);
         q.merge = self.merge;
@@ -178,6 +188,11 @@ impl SearchConfig {
         }
         if self.depth == Some(0) {
             return err("depth", "must be at least 1");
+        }
+        if let Some(ef) = self.ef {
+            if !(1..=MAX_EF).contains(&ef) {
+                return err("ef", "must be between 1 and 10000");
+            }
         }
         if self.rerank.is_some() && self.rerank_top == 0 {
             return err("rerank_top", "must be at least 1");
@@ -481,6 +496,17 @@ mod tests {
             ..SearchConfig::default()
         };
         assert_eq!(bad.validate().unwrap_err().param, "depth");
+        for ef in [0, MAX_EF + 1] {
+            let bad = SearchConfig {
+                ef: Some(ef),
+                ..SearchConfig::default()
+            };
+            assert_eq!(bad.validate().unwrap_err().param, "ef");
+        }
+        let c: SearchConfig = serde_json::from_str(r#"{"ef":256}"#).unwrap();
+        let mut q = Query::new("x", Mode::Dense, 5);
+        c.tune(&mut q);
+        assert_eq!(q.ef, Some(256));
         let c: SearchConfig = serde_json::from_str(r#"{"merge":true,"depth":25}"#).unwrap();
         assert_eq!((c.merge, c.depth), (true, Some(25)));
         let bad = SearchConfig {

@@ -120,6 +120,7 @@ fn main() {
         model: "hash-384".into(),
         dim: DIM,
         model_max_tokens: 512,
+        hnsw: None,
         lang: "en".into(),
         run: None,
     };

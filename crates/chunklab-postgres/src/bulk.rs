@@ -21,6 +21,7 @@
 //! 64 MB and 4 GB) and `CHUNKLAB_PG_BUILD_WORKERS` (parallel maintenance workers, default 4;
 //! the server caps them at its `max_parallel_workers`).
 
+use chunklab_index::HnswSettings;
 use postgres::GenericClient;
 
 /// An index built after a bulk load: its name (in schema `chunklab`) and its definition.
@@ -28,42 +29,50 @@ pub struct Deferred {
     /// The index name.
     pub name: &'static str,
     /// `CREATE INDEX …`.
-    pub sql: &'static str,
+    pub sql: String,
 }
 
-/// The HNSW index over the embeddings (pgvector's default `m`, `ef_construction`).
-pub const EMBEDDING: Deferred = Deferred {
-    name: "chunks_embedding",
-    sql: "CREATE INDEX chunks_embedding ON chunklab.chunks USING hnsw (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64)",
-};
+/// The HNSW index over the embeddings, with the store's graph settings.
+pub fn embedding(hnsw: HnswSettings) -> Deferred {
+    Deferred {
+        name: "chunks_embedding",
+        sql: format!(
+            "CREATE INDEX chunks_embedding ON chunklab.chunks USING hnsw (embedding vector_ip_ops) WITH (m = {}, ef_construction = {})",
+            hnsw.m, hnsw.ef_construction
+        ),
+    }
+}
 
-const OTHERS: [Deferred; 4] = [
-    Deferred {
-        name: "chunks_tsv",
-        sql: "CREATE INDEX chunks_tsv ON chunklab.chunks USING gin (tsv)",
-    },
-    Deferred {
-        name: "chunks_bm25",
-        sql: "CREATE INDEX chunks_bm25 ON chunklab.chunks USING gin (bm25)",
-    },
-    Deferred {
-        name: "chunks_acl",
-        sql: "CREATE INDEX chunks_acl ON chunklab.chunks USING gin (acl)",
-    },
-    Deferred {
-        name: "chunks_metadata",
-        sql: "CREATE INDEX chunks_metadata ON chunklab.chunks USING gin (metadata jsonb_path_ops)",
-    },
+const OTHERS: [(&str, &str); 4] = [
+    (
+        "chunks_tsv",
+        "CREATE INDEX chunks_tsv ON chunklab.chunks USING gin (tsv)",
+    ),
+    (
+        "chunks_bm25",
+        "CREATE INDEX chunks_bm25 ON chunklab.chunks USING gin (bm25)",
+    ),
+    (
+        "chunks_acl",
+        "CREATE INDEX chunks_acl ON chunklab.chunks USING gin (acl)",
+    ),
+    (
+        "chunks_metadata",
+        "CREATE INDEX chunks_metadata ON chunklab.chunks USING gin (metadata jsonb_path_ops)",
+    ),
 ];
 
-/// The indexes a bulk load drops and builds afterwards (the HNSW index only when the store
-/// has vectors: `dim > 0`).
-pub fn deferred(dim: usize) -> Vec<&'static Deferred> {
-    let mut all: Vec<&'static Deferred> = Vec::new();
+/// The indexes a bulk load drops and builds afterwards (the HNSW index, with `hnsw`, only when
+/// the store has vectors: `dim > 0`).
+pub fn deferred(dim: usize, hnsw: HnswSettings) -> Vec<Deferred> {
+    let mut all = Vec::new();
     if dim > 0 {
-        all.push(&EMBEDDING);
+        all.push(embedding(hnsw));
     }
-    all.extend(OTHERS.iter());
+    all.extend(OTHERS.iter().map(|(name, sql)| Deferred {
+        name,
+        sql: sql.to_string(),
+    }));
     all
 }
 
@@ -75,7 +84,7 @@ pub fn is_bulk(existing: u64, pending: u64) -> bool {
 
 /// Drop the deferred indexes (inside the first bulk commit's transaction).
 pub fn drop_indexes(c: &mut impl GenericClient, dim: usize) -> Result<(), postgres::Error> {
-    for d in deferred(dim) {
+    for d in deferred(dim, HnswSettings::POSTGRES) {
         c.batch_execute(&format!("DROP INDEX IF EXISTS chunklab.{}", d.name))?;
     }
     Ok(())
@@ -85,7 +94,8 @@ pub fn drop_indexes(c: &mut impl GenericClient, dim: usize) -> Result<(), postgr
 pub fn missing(
     c: &mut impl GenericClient,
     dim: usize,
-) -> Result<Vec<&'static Deferred>, postgres::Error> {
+    hnsw: HnswSettings,
+) -> Result<Vec<Deferred>, postgres::Error> {
     let present: Vec<String> = c
         .query(
             "SELECT indexname::text FROM pg_indexes WHERE schemaname = 'chunklab' AND tablename = 'chunks'",
@@ -94,7 +104,7 @@ pub fn missing(
         .iter()
         .map(|r| r.get(0))
         .collect();
-    Ok(deferred(dim)
+    Ok(deferred(dim, hnsw)
         .into_iter()
         .filter(|d| !present.iter().any(|p| p == d.name))
         .collect())
@@ -114,8 +124,9 @@ pub fn build_memory_mb(chunks: u64, dim: usize) -> u64 {
 pub fn ensure(
     c: &mut impl GenericClient,
     dim: usize,
+    hnsw: HnswSettings,
 ) -> Result<Vec<&'static str>, postgres::Error> {
-    let todo = missing(c, dim)?;
+    let todo = missing(c, dim, hnsw)?;
     if todo.is_empty() {
         return Ok(Vec::new());
     }
@@ -137,7 +148,7 @@ pub fn ensure(
     )?;
     let mut built = Vec::new();
     for d in todo {
-        c.batch_execute(d.sql)?;
+        c.batch_execute(&d.sql)?;
         built.push(d.name);
     }
     c.batch_execute(
@@ -169,7 +180,9 @@ mod tests {
 
     #[test]
     fn the_hnsw_index_is_deferred_only_with_vectors() {
-        assert_eq!(deferred(0).len(), 4);
-        assert_eq!(deferred(384)[0].name, "chunks_embedding");
+        assert_eq!(deferred(0, HnswSettings::POSTGRES).len(), 4);
+        let all = deferred(384, HnswSettings::new(24, 80).unwrap());
+        assert_eq!(all[0].name, "chunks_embedding");
+        assert!(all[0].sql.ends_with("WITH (m = 24, ef_construction = 80)"));
     }
 }

@@ -24,7 +24,7 @@
 //! distributed and co-located by it (Citus `create_distributed_table('chunklab.chunks',
 //! 'doc_id', colocate_with => 'chunklab.documents')`) and chunklab's own sharding hashes it.
 
-use chunklab_index::{Error, Settings};
+use chunklab_index::{Error, HnswSettings, Settings};
 use postgres::Client;
 
 /// The schema version this build writes and reads.
@@ -207,8 +207,21 @@ pub fn read_settings(client: &mut Client) -> Result<Option<Settings>, Error> {
         .map_err(sql_err("reading settings"))?;
     row.map(|r| {
         let v: serde_json::Value = r.get(0);
-        serde_json::from_value(v)
-            .map_err(|e| Error::Store(format!("chunklab.settings is not chunklab's settings: {e}")))
+        let mut s: Settings = serde_json::from_value(v).map_err(|e| {
+            Error::Store(format!("chunklab.settings is not chunklab's settings: {e}"))
+        })?;
+        match s.hnsw {
+            // Recorded before the graph's settings were: built with pgvector's defaults.
+            None => s.hnsw = Some(HnswSettings::POSTGRES),
+            Some(h) => {
+                HnswSettings::new(h.m, h.ef_construction).map_err(|why| {
+                    Error::Store(format!(
+                        "chunklab.settings: the HNSW settings are out of range: {why}"
+                    ))
+                })?;
+            }
+        }
+        Ok(s)
     })
     .transpose()
 }
@@ -228,7 +241,7 @@ pub fn record_run(client: &mut Client, settings: &Settings) -> Result<(), Error>
 }
 
 /// Record the settings and give `chunks` its `embedding vector(dim)` column and HNSW index
-/// (`m`, `ef_construction` as pgvector's defaults). Everything already stored is removed: a
+/// (`m`, `ef_construction` from `settings.hnsw`, else pgvector's defaults). Everything already stored is removed: a
 /// store holds chunks of one chunker and one model.
 pub fn init_settings(client: &mut Client, settings: &Settings) -> Result<(), Error> {
     let json =
@@ -244,7 +257,7 @@ pub fn init_settings(client: &mut Client, settings: &Settings) -> Result<(), Err
         tx.batch_execute(&format!(
             "ALTER TABLE chunklab.chunks ADD COLUMN embedding vector({dim}) NOT NULL; {index};",
             dim = settings.dim,
-            index = crate::bulk::EMBEDDING.sql
+            index = crate::bulk::embedding(settings.hnsw.unwrap_or(HnswSettings::POSTGRES)).sql
         ))
         .map_err(sql_err("the vector column"))?;
     }

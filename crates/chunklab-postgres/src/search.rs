@@ -255,9 +255,15 @@ fn bm25_sql(
     )
 }
 
-/// `hnsw.ef_search` for `depth` candidates: at least pgvector's default 40, at most its 1000.
-pub fn ef_search(depth: usize) -> usize {
-    depth.clamp(40, 1000)
+/// `hnsw.ef_search` for `depth` candidates and the query's own `ef`, if it gives one: at
+/// least `depth` (and pgvector's default 40 when the query gives none), at most pgvector's
+/// 1000.
+pub fn ef_search(depth: usize, ef: Option<usize>) -> usize {
+    match ef {
+        None => depth.max(40),
+        Some(ef) => ef.max(depth),
+    }
+    .clamp(1, 1000)
 }
 
 /// Retrieve the ranked candidates of `q` (at most `depth` per retriever), fused in SQL for
@@ -323,7 +329,7 @@ pub fn retrieve_with(
     let limit = p.push(depth.min(i64::MAX as usize) as i64);
     let mut settings = format!(
         "SET LOCAL hnsw.ef_search = {}; SET LOCAL hnsw.iterative_scan = strict_order;",
-        ef_search(depth)
+        ef_search(depth, q.ef)
     );
     if q.exact {
         // A scan over every vector: no index scan for the ORDER BY distance.
@@ -446,7 +452,17 @@ pub fn retrieve_with(
 
 #[cfg(test)]
 mod tests {
-    use super::FullText;
+    use super::*;
+
+    #[test]
+    fn ef_search_covers_the_depth_and_takes_the_querys_ef() {
+        assert_eq!(ef_search(10, None), 40);
+        assert_eq!(ef_search(60, None), 60);
+        assert_eq!(ef_search(10, Some(200)), 200);
+        assert_eq!(ef_search(60, Some(20)), 60);
+        assert_eq!(ef_search(5000, None), 1000);
+        assert_eq!(ef_search(10, Some(5000)), 1000);
+    }
 
     #[test]
     fn bounds_grow_with_the_store_and_split_over_shards() {

@@ -196,9 +196,10 @@ impl ChunkStore for ShardedStore {
         let (text, qvector, mode, k, filter) = (q.text, q.vector, q.mode, q.k, q.filter.clone());
         let (rrf_k, bm25_weight, dense_weight, depth) =
             (q.rrf_k, q.bm25_weight, q.dense_weight, q.depth);
-        let (rerank_top, exact, small_to_big, auto_merge, merge, docs) = (
+        let (rerank_top, exact, ef, small_to_big, auto_merge, merge, docs) = (
             q.rerank_top,
             q.exact,
+            q.ef,
             q.small_to_big,
             q.auto_merge,
             q.merge,
@@ -217,6 +218,7 @@ impl ChunkStore for ShardedStore {
             rerank: None,
             rerank_top,
             exact,
+            ef,
             small_to_big,
             auto_merge,
             merge,

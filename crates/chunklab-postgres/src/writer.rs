@@ -20,7 +20,7 @@
 use crate::conn::{cause, is_connection_lost, Target};
 use crate::schema;
 use chunklab_core::Lang;
-use chunklab_index::{Error, NewDocument, Settings, StoreWriter};
+use chunklab_index::{Error, HnswSettings, NewDocument, Settings, StoreWriter};
 use pgvector::Vector;
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::{ToSql, Type};
@@ -82,6 +82,7 @@ impl PgWriter {
         let mut client = target.connect()?;
         schema::migrate(&mut client)?;
         lock(&target, &mut client)?;
+        let mut settings = settings;
         match schema::read_settings(&mut client)? {
             Some(s) if !rebuild => {
                 if let Some(why) = s.mismatch(&settings) {
@@ -90,15 +91,21 @@ impl PgWriter {
                         target.shown()
                     )));
                 }
+                // A run that names no graph settings takes the store's.
+                settings.hnsw = s.hnsw;
                 if settings.run.is_some() && settings.run != s.run {
                     schema::record_run(&mut client, &settings)?;
                 }
             }
-            _ => schema::init_settings(&mut client, &settings)?,
+            _ => {
+                settings.hnsw.get_or_insert(HnswSettings::POSTGRES);
+                schema::init_settings(&mut client, &settings)?
+            }
         }
+        let hnsw = settings.hnsw.unwrap_or(HnswSettings::POSTGRES);
         // A bulk load that did not finish (killed, or its index build interrupted) left
         // indexes missing: build them before anything else is written.
-        crate::bulk::ensure(&mut client, settings.dim).map_err(err(
+        crate::bulk::ensure(&mut client, settings.dim, hnsw).map_err(err(
             &target,
             "building the indexes a bulk load left missing",
         ))?;
@@ -421,8 +428,12 @@ impl StoreWriter for PgWriter {
         self.commit()?;
         let target = self.target.clone();
         if self.bulk == BulkState::Bulk {
-            crate::bulk::ensure(&mut self.client, self.settings.dim)
-                .map_err(err(&target, "building the indexes after the bulk load"))?;
+            crate::bulk::ensure(
+                &mut self.client,
+                self.settings.dim,
+                self.settings.hnsw.unwrap_or(HnswSettings::POSTGRES),
+            )
+            .map_err(err(&target, "building the indexes after the bulk load"))?;
         }
         let row = self
             .client

@@ -11,7 +11,7 @@ use common::*;
 
 fn missing(url: &str) -> Vec<&'static str> {
     let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
-    bulk::missing(&mut c, DIM)
+    bulk::missing(&mut c, DIM, chunklab_index::HnswSettings::POSTGRES)
         .unwrap()
         .iter()
         .map(|d| d.name)
@@ -105,4 +105,74 @@ fn indexes_a_bulk_load_left_missing_are_built_by_the_next_writer() {
     w.commit().unwrap();
     assert!(!w.is_bulk(), "a filled store is updated incrementally");
     assert!(missing(&url).is_empty());
+}
+
+/// The `WITH (...)` options of the store's HNSW index, as PostgreSQL prints them.
+fn hnsw_options(url: &str) -> String {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let def: String = c
+        .query_one(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = 'chunklab' AND indexname = 'chunks_embedding'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    def[def.find("WITH").expect("WITH (...)")..].to_string()
+}
+
+#[test]
+fn the_graph_settings_are_the_stores_and_survive_a_bulk_load() {
+    use chunklab_index::HnswSettings;
+    let docs = corpus(6);
+    let with = |hnsw| chunklab_index::Settings { hnsw, ..settings() };
+    // A new store without settings named: pgvector's defaults, recorded.
+    let url = fresh_db("hnsw_default");
+    PgWriter::open(&url, settings(), false).unwrap();
+    assert_eq!(hnsw_options(&url), "WITH (m='16', ef_construction='64')");
+    assert_eq!(
+        PgStore::open(&url).unwrap().settings().hnsw,
+        Some(HnswSettings::POSTGRES)
+    );
+    // Named: the index is built with them, also when a bulk load drops and rebuilds it.
+    let url = fresh_db("hnsw_named");
+    let fast = HnswSettings::new(24, 80).unwrap();
+    let mut w = PgWriter::open(&url, with(Some(fast)), false).unwrap();
+    assert_eq!(hnsw_options(&url), "WITH (m='24', ef_construction='80')");
+    for d in &docs {
+        w.add_document(d.clone()).unwrap();
+    }
+    w.commit().unwrap();
+    assert!(w.is_bulk());
+    assert_eq!(missing(&url)[0], "chunks_embedding");
+    (Box::new(w) as Box<dyn StoreWriter>).finish().unwrap();
+    assert_eq!(hnsw_options(&url), "WITH (m='24', ef_construction='80')");
+    // A query's own ef (hnsw.ef_search) finds what the exact scan finds on this small store.
+    let store = PgStore::open(&url).unwrap();
+    for text in QUERIES {
+        let v = embed(text);
+        let mut q = Query::new(text, Mode::Dense, 5);
+        q.vector = Some(&v);
+        q.ef = Some(400);
+        let wide = ids(&store.search(&q).unwrap());
+        q.ef = None;
+        q.exact = true;
+        assert_eq!(wide, ids(&store.search(&q).unwrap()), "{text}");
+    }
+    drop(store);
+    // A run naming none takes the store's; one naming others is refused until --rebuild.
+    let w = PgWriter::open(&url, settings(), false).unwrap();
+    assert_eq!(w.settings().hnsw, Some(fast));
+    drop(w);
+    let e = PgWriter::open(&url, with(Some(HnswSettings::POSTGRES)), false)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains(
+            "hnsw: index has `m=24,ef_construction=80`, this run has `m=16,ef_construction=64`"
+        ),
+        "{e}"
+    );
+    PgWriter::open(&url, with(Some(HnswSettings::POSTGRES)), true).unwrap();
+    assert_eq!(hnsw_options(&url), "WITH (m='16', ef_construction='64')");
 }

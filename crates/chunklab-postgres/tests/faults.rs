@@ -133,12 +133,16 @@ fn kill_9_of_the_server_mid_ingest_leaves_whole_documents() {
     }
     // The ingest took the bulk path (an empty store): its indexes were dropped with the first
     // commit and never built. The next writer builds them before writing.
-    let missing = chunklab_postgres::bulk::missing(&mut c, DIM).unwrap();
+    let missing =
+        chunklab_postgres::bulk::missing(&mut c, DIM, chunklab_index::HnswSettings::POSTGRES)
+            .unwrap();
     assert_eq!(missing.len(), 5, "the bulk path dropped the indexes");
     let w = PgWriter::open(&url, settings(), false).unwrap();
-    assert!(chunklab_postgres::bulk::missing(&mut c, DIM)
-        .unwrap()
-        .is_empty());
+    assert!(
+        chunklab_postgres::bulk::missing(&mut c, DIM, chunklab_index::HnswSettings::POSTGRES)
+            .unwrap()
+            .is_empty()
+    );
     drop(w);
     let out = Command::new("bash")
         .arg(script())

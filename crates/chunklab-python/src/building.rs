@@ -215,7 +215,10 @@ fn in_python_words(e: anyhow::Error, recorded: bool) -> anyhow::Error {
             REMEDY,
         )
         .replace("index again with --rebuild to replace everything", REMEDY);
-    if recorded {
+    // When the graph settings are the only difference, the chunking keywords have nothing to
+    // do with it.
+    let only_graph = msg.matches("index has `").count() == 1 && msg.contains("hnsw: index has");
+    if recorded && !only_graph {
         msg.push_str("; without chunking keyword arguments the index's own configuration is taken");
     }
     chunklab_index::Error::Mismatch(msg).into()

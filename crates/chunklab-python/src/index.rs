@@ -97,11 +97,13 @@ impl Index {
     /// `rebuild`). `model`: the embedding model (default: an existing index's own; for a new
     /// index e5-small with `lang="nl"`, else minilm); `lang`: the analyzer and sentence
     /// language (en, nl, auto); `acl`: `["GLOB=GROUP", ...]`, `meta`: `["GLOB=FIELD:VALUE",
-    /// ...]` as `chunklab index --acl/--meta`; `commit_every`: documents per commit of
+    /// ...]` as `chunklab index --acl/--meta`; `hnsw_m`, `hnsw_ef_construction`: a new
+    /// index's HNSW graph, as `--hnsw-m`/`--hnsw-ef-construction` (an existing index keeps its
+    /// own; another needs `rebuild`); `commit_every`: documents per commit of
     /// `add_files`. The chunking options are given to `add_files`/`add_text`;
     /// the writer (and its lock) is opened on the first document.
     #[staticmethod]
-    #[pyo3(signature = (path, *, model=None, lang=None, fetch=false, rebuild=false, commit_every=32, acl=None, meta=None))]
+    #[pyo3(signature = (path, *, model=None, lang=None, fetch=false, rebuild=false, commit_every=32, acl=None, meta=None, hnsw_m=None, hnsw_ef_construction=None))]
     #[allow(clippy::too_many_arguments)]
     fn create(
         path: PathBuf,
@@ -112,6 +114,8 @@ impl Index {
         commit_every: usize,
         acl: Option<Vec<String>>,
         meta: Option<Vec<String>>,
+        hnsw_m: Option<usize>,
+        hnsw_ef_construction: Option<usize>,
     ) -> PyResult<Index> {
         if commit_every == 0 {
             return Err(config_error("commit_every", "must be at least 1"));
@@ -134,8 +138,15 @@ impl Index {
             commit_every,
             acl: acl.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
+            hnsw_m,
+            hnsw_ef_construction,
         };
         let location = path.display().to_string();
+        // Check the graph settings now, as the fixed keywords.
+        if let Err(e) = cfg.hnsw(&location) {
+            // `hnsw_m: …` or `hnsw_ef_construction: …`: the keyword first.
+            return Err(crate::errors::ConfigError::new_err(e.to_string()));
+        }
         Ok(Index {
             path,
             fetch,

@@ -189,6 +189,31 @@ def test_index_build_errors(tmp_path, documents):
         chunklab.Index.open(tmp_path / "e").add_text("y", "tekst")
 
 
+def test_graph_settings_at_create_and_ef_at_search(tmp_path, parkeren):
+    with pytest.raises(chunklab.ConfigError, match=r"hnsw_m: 1 \(must be 2 to 100\)"):
+        chunklab.Index.create(tmp_path / "bad", hnsw_m=1)
+    with pytest.raises(chunklab.ConfigError, match="hnsw_ef_construction: 20"):
+        chunklab.Index.create(tmp_path / "bad", hnsw_m=16, hnsw_ef_construction=20)
+    idx = chunklab.Index.create(tmp_path / "g", model="minilm", hnsw_ef_construction=80)
+    idx.add_files([parkeren], **OPTS)
+    idx.close()
+    idx = chunklab.Index.open(tmp_path / "g")
+    assert idx.settings["hnsw"] == {"m": 16, "ef_construction": 80}
+    q = "hoe lang is een parkeervergunning geldig?"
+    assert idx.search(q, mode="dense", k=3, ef=256) == idx.search(q, mode="dense", k=3)
+    with pytest.raises(chunklab.ConfigError, match="ef"):
+        idx.search(q, ef=0)
+    # Another shape for the same index is refused; the next build that names none keeps it.
+    other = chunklab.Index.create(tmp_path / "g", hnsw_m=24)
+    with pytest.raises(chunklab.ConfigError, match=r"hnsw: index has `m=16,ef_construction=80`.*rebuild=True") as refused:
+        other.add_files([parkeren])
+    assert "chunking keyword" not in str(refused.value)
+    again = chunklab.Index.create(tmp_path / "g")
+    assert again.add_files([parkeren])["unchanged"] == 1
+    again.close()
+    assert chunklab.Index.open(tmp_path / "g").settings["hnsw"]["ef_construction"] == 80
+
+
 def test_add_files_releases_the_gil(tmp_path, documents):
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -483,12 +483,21 @@ fn tokens_and_acls_in_every_search_mode() {
         ("&mode=fuzzy", "mode"),
         ("&topk=3", "topk"),
         ("&filter=colour=red", "colour"),
+        ("&ef=0", "ef"),
+        ("&ef=20000", "`ef`: must be between 1 and 10000"),
     ] {
         let r = search(&s, ALICE, "wind", q);
         assert_eq!(r.status, 422, "{q}: {}", r.text);
         assert!(r.message().contains(param), "{q}: {}", r.message());
     }
     assert_eq!(search(&s, ALICE, "", "").status, 422);
+    // A query's own HNSW candidate list is taken (the same hits on this small index).
+    let (plain, wide) = (
+        search(&s, ALICE, "wind", "&mode=dense"),
+        search(&s, ALICE, "wind", "&mode=dense&ef=300"),
+    );
+    assert_eq!((plain.status, wide.status), (200, 200), "{}", wide.text);
+    assert_eq!(plain.body["hits"], wide.body["hits"]);
 
     // Chunks by id: visible only to holders of the group; others get 404, not 403.
     let hit = &search(&s, BOB, "parkeervergunning", "&mode=bm25").body["hits"][0];

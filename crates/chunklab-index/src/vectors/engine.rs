@@ -94,6 +94,10 @@ impl Engine {
         }
     }
 
+    /// The engine's own search expansion: the smallest, so that the `count` passed to
+    /// [`Engine::search`] (the query's ef, at least `k`) is the candidate list size.
+    pub(super) const SEARCH_EXPANSION: usize = 1;
+
     fn options(dim: usize, params: &HnswParams) -> usearch::IndexOptions {
         let (metric, quantization) = Self::kinds(params.graph);
         usearch::IndexOptions {
@@ -102,7 +106,9 @@ impl Engine {
             quantization,
             connectivity: params.m,
             expansion_add: params.ef_construction,
-            expansion_search: params.ef_search,
+            // The walk's candidate list is the `count` each search asks for (usearch takes
+            // the larger of the two), so that a query can choose its own `ef`.
+            expansion_search: Self::SEARCH_EXPANSION,
             multi: false,
         }
     }

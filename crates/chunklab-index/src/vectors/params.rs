@@ -8,9 +8,6 @@ pub const EXACT_SCAN_MAX: usize = 10_000;
 /// matching items (a graph walk must visit about `1 / selectivity` times more nodes).
 pub const FILTER_EXACT_BELOW: f64 = 0.02;
 
-/// Filtered graph walks use `ef_search / FILTERED_EF_DIVISOR` candidates (at least `k`).
-pub const FILTERED_EF_DIVISOR: usize = 4;
-
 /// Number of keys (evenly spaced over the rows) used to estimate a filter's selectivity.
 pub const SELECTIVITY_SAMPLE: usize = 1024;
 

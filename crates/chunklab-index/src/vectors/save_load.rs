@@ -126,7 +126,9 @@ impl VectorIndex {
             .load(path)
             .map_err(|error| corrupt(format!("the HNSW engine cannot load it: {error}")))?;
         engine.index.change_expansion_add(params.ef_construction);
-        engine.index.change_expansion_search(params.ef_search);
+        engine
+            .index
+            .change_expansion_search(Engine::SEARCH_EXPANSION);
         engine.tombstones = meta.count_deleted as usize;
         engine.capacity = engine.index.capacity().max(keys.len() + engine.tombstones);
         engine

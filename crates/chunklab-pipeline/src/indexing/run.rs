@@ -95,6 +95,7 @@ mod tests {
             model: String::new(),
             dim: 0,
             model_max_tokens: 0,
+            hnsw: None,
             lang: String::new(),
             run: Some(serde_json::from_str(&json).unwrap()),
         };

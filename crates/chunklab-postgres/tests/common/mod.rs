@@ -64,6 +64,7 @@ pub fn settings() -> Settings {
         model: "hash-64".into(),
         dim: DIM,
         model_max_tokens: 512,
+        hnsw: None,
         lang: "en".into(),
         run: None,
     }

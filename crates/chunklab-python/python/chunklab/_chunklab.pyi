@@ -150,8 +150,12 @@ class Index:
         commit_every: int = 32,
         acl: Optional[List[str]] = None,
         meta: Optional[List[str]] = None,
+        hnsw_m: Optional[int] = None,
+        hnsw_ef_construction: Optional[int] = None,
     ) -> "Index":
-        """An index to write at `path` (directory or postgres:// URL); model default minilm."""
+        """An index to write at `path` (directory or postgres:// URL); model default: the
+        index's own, e5-small with lang="nl", else minilm; hnsw_m / hnsw_ef_construction: a
+        new index's graph (default 16 / 128, PostgreSQL 16 / 64)."""
     def add_files(
         self, paths: Union[_Path, Iterable[_Path]], *, remove_missing: bool = False, **config: Any
     ) -> Dict[str, int]:
@@ -177,7 +181,8 @@ class Index:
     def search(
         self, query: str, *, acl: Optional[List[str]] = None, **options: Any
     ) -> List[Dict[str, Any]]:
-        """Hits as dicts (score, chunk_id, doc_id, source, text, headings, start_char, ...)."""
+        """Hits as dicts (score, chunk_id, doc_id, source, text, headings, start_char, ...);
+        options are `chunklab search`'s flags (mode, k, ef, filter, rerank, ...)."""
     @property
     def settings(self) -> Dict[str, Any]: ...
 
