@@ -14,7 +14,7 @@
 use crate::args::{chunking_flags_given, cli_error, ChunkingArgs};
 use anyhow::{bail, Result};
 use chunklab_pipeline::indexing::{
-    settings_refused, stored_run, IndexBuilder, IndexConfig, IndexRun, Progress,
+    settings_refused, stored_run, IndexBuilder, IndexConfig, IndexRun, Progress, Sample,
 };
 use chunklab_pipeline::Pipeline;
 use clap::parser::ValueSource;
@@ -159,18 +159,20 @@ pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
                 .replace("hnsw_m", "--hnsw-m")
         )
     })?;
-    let mut builder = match IndexBuilder::create(&location, pipeline, &cfg) {
-        Ok(b) => b,
-        Err(e) => {
-            if settings_refused(&e).is_some() && stored.is_some() && !given.chunking.is_empty() {
-                eprintln!(
-                    "note: without {} this run takes the index's own configuration",
-                    given.chunking.join(", ")
-                );
+    let mut builder =
+        match IndexBuilder::create_for(&location, pipeline, &cfg, Sample::Inputs(&inputs)) {
+            Ok(b) => b,
+            Err(e) => {
+                if settings_refused(&e).is_some() && stored.is_some() && !given.chunking.is_empty()
+                {
+                    eprintln!(
+                        "note: without {} this run takes the index's own configuration",
+                        given.chunking.join(", ")
+                    );
+                }
+                return Err(flag_names(e));
             }
-            return Err(flag_names(e));
-        }
-    };
+        };
     if !a.quiet && adopt_chunking {
         let s = builder.settings();
         eprintln!(
@@ -189,6 +191,9 @@ pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
     }
     for note in builder.notes() {
         eprintln!("warning: {note}");
+    }
+    if let (Some(why), false) = (builder.model_choice(), a.quiet) {
+        eprintln!("note: {why}; --model minilm keeps the English model");
     }
     // Where the store is, without a password, for messages.
     let shown = builder.location();

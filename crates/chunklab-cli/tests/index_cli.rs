@@ -916,6 +916,66 @@ fn dutch_indexes_take_e5_small_and_existing_ones_keep_their_model() {
     );
 }
 
+/// Without --lang (auto) and --model, a new index of documents that read as Dutch embeds with
+/// e5-small and says why; a mixed corpus (the samples: two Dutch documents of three) keeps MiniLM
+/// and its warning.
+#[test]
+fn a_corpus_that_reads_as_dutch_chooses_e5_small() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("archief");
+    std::fs::create_dir_all(&corpus).unwrap();
+    for f in [
+        "motie-windenergie-2021.txt",
+        "verordening-parkeren-2022.txt",
+    ] {
+        std::fs::copy(samples().join(f), corpus.join(f)).unwrap();
+    }
+    let c = corpus.to_str().unwrap();
+    let idx = tmp.path().join("a.idx");
+    let out = ok(&["index", c, "--index", idx.to_str().unwrap()]);
+    let e = stderr(&out);
+    assert!(
+        e.contains(
+            "note: 2 of 2 documents sampled read as Dutch, so the new index embeds with e5-small"
+        ) && e.contains("chunks embedded with e5-small"),
+        "{e}"
+    );
+    let manifest = std::fs::read_to_string(idx.join("manifest.json")).unwrap();
+    assert!(manifest.contains("\"model\": \"e5-small\""), "{manifest}");
+    // The next run keeps the index's model, and says nothing about it.
+    let out = ok(&["index", c, "--index", idx.to_str().unwrap()]);
+    assert!(!stderr(&out).contains("read as Dutch"), "{}", stderr(&out));
+    // A model named is the model.
+    let named = tmp.path().join("named.idx");
+    let out = ok(&[
+        "index",
+        c,
+        "--index",
+        named.to_str().unwrap(),
+        "--model",
+        "minilm",
+    ]);
+    assert!(
+        stderr(&out).contains("chunks embedded with minilm"),
+        "{}",
+        stderr(&out)
+    );
+    // Mixed: MiniLM, with the warning about the Dutch documents.
+    let mixed = tmp.path().join("mixed.idx");
+    let out = ok(&[
+        "index",
+        samples().to_str().unwrap(),
+        "--index",
+        mixed.to_str().unwrap(),
+    ]);
+    let e = stderr(&out);
+    assert!(
+        e.contains("chunks embedded with minilm")
+            && e.contains("2 of 3 documents embedded read as Dutch"),
+        "{e}"
+    );
+}
+
 /// A re-run names no chunking flags and no rules: it takes the index's own (recorded by the
 /// run that wrote it), so `chunklab index DIR --index IDX` repeats nothing. Flags given replace
 /// what they name: chunking flags are checked against the index, rules replace its rules.

@@ -21,6 +21,7 @@
 //! println!("{summary:?}: {docs} documents, {chunks} chunks");
 //! ```
 
+mod corpus_lang;
 mod embedding;
 mod rules;
 mod run;
@@ -37,6 +38,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+pub use corpus_lang::{corpus_lang, CorpusLang, Sample, SAMPLE_DOCS};
 pub use embedding::{chunk_document, document_hash, embed_documents, ChunkedDocument};
 pub use run::{stored_run, IndexRun};
 
@@ -233,6 +235,7 @@ pub struct IndexBuilder {
     meta: Vec<Rule<(String, String)>>,
     commit_every: usize,
     notes: Vec<String>,
+    model_choice: Option<String>,
     /// The index directory, resolved (`None` for a PostgreSQL store): files under it are the
     /// index's own and never indexed.
     own_dir: Option<PathBuf>,
@@ -245,6 +248,19 @@ impl IndexBuilder {
     /// pipeline's language. Refuses a store built with other settings unless
     /// `cfg.rebuild`; a damaged index directory is repaired ([`IndexBuilder::notes`] says how).
     pub fn create(location: &str, pipeline: Arc<Pipeline>, cfg: &IndexConfig) -> Result<Self> {
+        Self::create_for(location, pipeline, cfg, Sample::Unknown)
+    }
+
+    /// [`IndexBuilder::create`] for the documents of `sample`: where the run names neither the
+    /// model nor the language (`lang = auto`) and the store has no model yet, a corpus whose
+    /// sample reads as Dutch ([`corpus_lang`]) is embedded with [`default_model`]`(Dutch)`,
+    /// `e5-small`, and [`IndexBuilder::model_choice`] says why.
+    pub fn create_for(
+        location: &str,
+        pipeline: Arc<Pipeline>,
+        cfg: &IndexConfig,
+        sample: Sample<'_>,
+    ) -> Result<Self> {
         if location.is_empty() {
             bail!("index location: give an index directory or a postgres:// URL");
         }
@@ -269,12 +285,29 @@ impl IndexBuilder {
         };
         let lang = pipeline.config.chunking.lang;
         let by_language = pipeline.config.model.is_none() && stored_model.is_none();
-        let default = stored_model.as_deref().unwrap_or(default_model(lang));
-        let loaded = pipeline.index_model(default);
-        let (model_spec, model) = match by_language && lang == Lang::Dutch {
-            true => loaded.with_context(|| format!("{default} is the model a new index of Dutch documents (--lang nl) embeds with; --model names another"))?,
-            false => loaded?,
+        // `--lang auto` names no language: the corpus's own decides the model.
+        let judged = (by_language && lang == Lang::Auto).then(|| corpus_lang(&pipeline, sample));
+        let model_lang = match judged {
+            Some(c) if c.is_dutch() => Lang::Dutch,
+            _ => lang,
         };
+        let default = stored_model.as_deref().unwrap_or(default_model(model_lang));
+        let why_dutch = match judged {
+            Some(c) if c.is_dutch() => Some(format!(
+                "{} of {} documents sampled read as Dutch, so the new index embeds with {default} (on Dutch the English MiniLM finds 7.8 % of the relevant text dense, e5-small 61.8 %)",
+                c.dutch, c.read
+            )),
+            _ if by_language && lang == Lang::Dutch => Some(format!(
+                "{default} is the model a new index of Dutch documents (--lang nl) embeds with"
+            )),
+            _ => None,
+        };
+        let loaded = pipeline.index_model(default);
+        let (model_spec, model) = match &why_dutch {
+            Some(why) => loaded.with_context(|| format!("{why}; --model names another"))?,
+            None => loaded?,
+        };
+        let model_choice = judged.filter(CorpusLang::is_dutch).and(why_dutch);
         let mut settings = pipeline.index_settings(&model_spec, model.as_ref());
         settings.run = Some(IndexRun::new(&pipeline.config, cfg).to_json());
         settings.hnsw = hnsw;
@@ -304,6 +337,7 @@ impl IndexBuilder {
             meta,
             commit_every: cfg.commit_every.max(1),
             notes,
+            model_choice,
             own_dir: match postgres {
                 true => None,
                 false => std::fs::canonicalize(location).ok(),
@@ -334,6 +368,12 @@ impl IndexBuilder {
     /// What opening the store repaired, one line each (empty when nothing was damaged).
     pub fn notes(&self) -> &[String] {
         &self.notes
+    }
+
+    /// Why the model is not the default of the run's language, when the corpus decided it
+    /// ([`IndexBuilder::create_for`]: `lang = auto` and the sample read as Dutch).
+    pub fn model_choice(&self) -> Option<&str> {
+        self.model_choice.as_deref()
     }
 
     /// Chunk the next documents with `pipeline`; refused (naming the differences) when the

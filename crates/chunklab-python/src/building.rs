@@ -12,7 +12,7 @@ use crate::chunker::pipeline_for;
 use crate::config::from_pairs;
 use crate::errors::{config_error, pipeline_error, IndexingError, ParseError};
 use chunklab_pipeline::indexing::{
-    settings_refused, stored_run, AddSummary, IndexBuilder, IndexConfig, IndexRun, Progress,
+    settings_refused, stored_run, AddSummary, IndexBuilder, IndexConfig, IndexRun, Progress, Sample,
 };
 use chunklab_pipeline::Pipeline;
 use pyo3::prelude::*;
@@ -112,7 +112,11 @@ impl Building {
 
     /// The builder, opened with `pipeline` on first use, else switched to it (refused when
     /// the settings differ from the index's). Call without the GIL: it may load a model.
-    fn builder(&mut self, pipeline: Arc<Pipeline>) -> anyhow::Result<&mut IndexBuilder> {
+    fn builder(
+        &mut self,
+        pipeline: Arc<Pipeline>,
+        sample: Sample<'_>,
+    ) -> anyhow::Result<&mut IndexBuilder> {
         match &mut self.builder {
             Some(b) => {
                 if !Arc::ptr_eq(b.pipeline(), &pipeline) {
@@ -127,7 +131,7 @@ impl Building {
                     }
                 }
                 let recorded = self.stored.as_ref().is_some_and(Option::is_some);
-                let b = IndexBuilder::create(&self.location, pipeline, &cfg)
+                let b = IndexBuilder::create_for(&self.location, pipeline, &cfg, sample)
                     .map_err(|e| in_python_words(e, recorded))?;
                 self.builder = Some(b);
             }
@@ -142,9 +146,10 @@ impl Building {
         paths: &[String],
         remove_missing: bool,
     ) -> anyhow::Result<Outcome<AddSummary>> {
-        let b = self.builder(pipeline)?;
-        let mut warnings: Vec<String> = b.notes().to_vec();
-        let s = b.add_files(paths, remove_missing, &mut |p| {
+        let inputs = pipeline.collect(paths)?;
+        let b = self.builder(pipeline, Sample::Inputs(&inputs))?;
+        let mut warnings = notes(b);
+        let s = b.add_inputs(inputs, remove_missing, &mut |p| {
             if let Progress::Message(m) = p {
                 if let Some(w) = m.strip_prefix("warning: ") {
                     warnings.push(w.to_string());
@@ -168,8 +173,8 @@ impl Building {
         pipeline: Arc<Pipeline>,
         doc: &TextDoc,
     ) -> anyhow::Result<Outcome<usize>> {
-        let b = self.builder(pipeline)?;
-        let warnings = b.notes().to_vec();
+        let b = self.builder(pipeline, Sample::Text(&doc.text))?;
+        let warnings = notes(b);
         let n = b.add_text(
             &doc.doc_id,
             &doc.text,
@@ -197,6 +202,14 @@ impl Building {
     pub fn model(&self) -> Option<Arc<dyn chunklab_embed::Embedder>> {
         self.builder.as_ref().map(|b| b.model().1.clone())
     }
+}
+
+/// What opening the builder has to tell: repairs, and why the corpus chose the model.
+fn notes(b: &IndexBuilder) -> Vec<String> {
+    let choice = b
+        .model_choice()
+        .map(|why| format!("{why}; model=\"minilm\" keeps the English model"));
+    b.notes().iter().cloned().chain(choice).collect()
 }
 
 /// An index's refusal of other settings, with Python's remedies instead of the CLI's flags

@@ -106,7 +106,7 @@ def test_a_bare_call_takes_the_index_own_configuration(tmp_path, parkeren):
 def test_truncated_chunks_are_warned_about_in_python_words(tmp_path, parkeren):
     """Chunks past the model's window, and Dutch documents for the English MiniLM, give
     UserWarnings whose remedies are Python's keywords."""
-    idx = chunklab.Index.create(tmp_path / "idx")
+    idx = chunklab.Index.create(tmp_path / "idx", model="minilm")
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         idx.add_files([parkeren], strategy="recursive", size=4000, unit="chars")
@@ -130,6 +130,25 @@ def test_a_dutch_index_embeds_with_e5_small(tmp_path, parkeren):
     assert not [w for w in seen if "read as Dutch" in str(w.message)], [str(w.message) for w in seen]
     settings = chunklab.Index.open(tmp_path / "idx").settings
     assert settings["model"] == "e5-small" and settings["lang"] == "nl", settings
+
+
+def test_documents_that_read_as_dutch_choose_e5_small(tmp_path, parkeren):
+    """Neither model nor lang: the documents decide, and a warning says why and how to keep
+    MiniLM; add_text judges its text the same way."""
+    idx = chunklab.Index.create(tmp_path / "files")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        idx.add_files([parkeren])
+    idx.close()
+    why = [str(w.message) for w in seen if "sampled read as Dutch" in str(w.message)]
+    assert len(why) == 1 and 'model="minilm" keeps the English model' in why[0], why
+    assert chunklab.Index.open(tmp_path / "files").settings["model"] == "e5-small"
+    with chunklab.Index.create(tmp_path / "text") as idx:
+        idx.add_text("motie", "De raad heeft de motie over windenergie aangenomen.")
+    assert chunklab.Index.open(tmp_path / "text").settings["model"] == "e5-small"
+    with chunklab.Index.create(tmp_path / "english") as idx:
+        idx.add_text("motion", "The council passed the motion on wind energy.")
+    assert chunklab.Index.open(tmp_path / "english").settings["model"] == "minilm"
 
 
 def test_add_text_with_groups_and_metadata(tmp_path):

@@ -1,0 +1,94 @@
+//! The language a corpus reads as, judged from a few of its documents: how a new index chooses
+//! its embedding model when the run names neither the model nor the language (`--lang auto`,
+//! the default). A Dutch archive indexed without `--lang nl` would otherwise embed with the
+//! English MiniLM, which finds 7.8 % of the relevant text dense where e5-small finds 61.8 %
+//! ([`super::default_model`]) — and re-embedding 92k documents to fix it costs hours.
+
+use crate::{Input, Pipeline};
+use chunklab_core::Lang;
+
+/// Documents read to judge a corpus (evenly spread over its inputs, so the same inputs give the
+/// same judgement).
+pub const SAMPLE_DOCS: usize = 8;
+
+/// What a new index is about to hold, to judge its language by.
+#[derive(Debug, Clone, Copy)]
+pub enum Sample<'a> {
+    /// Nothing is known yet.
+    Unknown,
+    /// The inputs of the files and directories to index.
+    Inputs(&'a [Input]),
+    /// One text to index.
+    Text(&'a str),
+}
+
+/// How a sample of a corpus reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CorpusLang {
+    /// Documents read whose language could be told.
+    pub read: usize,
+    /// Of those, the ones that read as Dutch.
+    pub dutch: usize,
+}
+
+impl CorpusLang {
+    /// The corpus reads as Dutch: at least three quarters of the documents read are Dutch. A
+    /// mixed corpus keeps the run's default model (and the index warns about its Dutch
+    /// documents): e5-small reads both languages but embeds at half MiniLM's speed with 3.6×
+    /// its memory, a trade for the user to make.
+    pub fn is_dutch(&self) -> bool {
+        self.read > 0 && self.dutch * 4 >= self.read * 3
+    }
+}
+
+/// Read up to [`SAMPLE_DOCS`] documents of `sample` as `pipeline` reads them (parsed, OCR'd
+/// when the reading options say so) and count which read as Dutch ([`Lang::detect`]: function
+/// words in the first 64 KiB). A document that cannot be read is left out here; indexing
+/// reports it.
+///
+/// ```
+/// use chunklab_pipeline::indexing::{corpus_lang, Sample};
+/// use chunklab_pipeline::{Pipeline, PipelineConfig};
+/// let p = Pipeline::new(PipelineConfig::default()).unwrap();
+/// let c = corpus_lang(&p, Sample::Text("De raad heeft de motie over windenergie aangenomen."));
+/// assert!(c.is_dutch() && c.read == 1);
+/// assert!(!corpus_lang(&p, Sample::Text("The council passed the motion.")).is_dutch());
+/// ```
+pub fn corpus_lang(pipeline: &Pipeline, sample: Sample<'_>) -> CorpusLang {
+    let mut c = CorpusLang::default();
+    let mut count = |lang: Option<Lang>| {
+        if let Some(lang) = lang {
+            c.read += 1;
+            c.dutch += (lang == Lang::Dutch) as usize;
+        }
+    };
+    match sample {
+        Sample::Unknown => {}
+        Sample::Text(text) => count(Lang::detect(text)),
+        Sample::Inputs(inputs) => {
+            let n = inputs.len().min(SAMPLE_DOCS);
+            for i in 0..n {
+                let input = &inputs[i * inputs.len() / n];
+                if matches!(input, Input::Stdin) {
+                    continue; // read once, by indexing (which refuses it)
+                }
+                if let Ok(prepared) = pipeline.prepare(input, false) {
+                    count(Lang::detect(prepared.text()));
+                }
+            }
+        }
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CorpusLang;
+
+    #[test]
+    fn three_quarters_dutch_is_a_dutch_corpus() {
+        let c = |read, dutch| CorpusLang { read, dutch };
+        assert!(c(8, 8).is_dutch() && c(8, 6).is_dutch() && c(4, 3).is_dutch());
+        assert!(!c(8, 5).is_dutch() && !c(3, 2).is_dutch() && !c(0, 0).is_dutch());
+    }
+}
