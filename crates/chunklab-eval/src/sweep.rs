@@ -90,6 +90,16 @@ k = 10
         let tops: Vec<usize> = c.iter().map(|c| c.rerank_top).collect();
         assert_eq!(tops, [10, 50]);
         assert_eq!(c[1].label, "fixed 100 top 50");
+        let text =
+            "[[config]]\nstrategy = \"fixed\"\nsize = 100\nmodes = [\"dense\"]\nef = [32, 256]\n";
+        let c = parse_sweep(text, &d()).unwrap();
+        let efs: Vec<Option<usize>> = c.iter().map(|c| c.retrieval.ef).collect();
+        assert_eq!(efs, [Some(32), Some(256)]);
+        assert_eq!(c[1].label, "fixed 100 ef 256");
+        assert_eq!(c[1].retrieval.search_config().ef, Some(256));
+        let bad = "[[config]]\nstrategy = \"fixed\"\nsize = 100\nef = 0\n";
+        let e = parse_sweep(bad, &d()).unwrap_err();
+        assert!(e[0].1.contains("`ef` must be between 1 and 10000"), "{e:?}");
         let c = parse_sweep("[[config]]\nstrategy = \"fixed\"\nsize = 100\n", &d()).unwrap();
         assert_eq!(c[0].rerank_top, crate::collection::RERANK_TOP);
         let p = parse_sweep(

@@ -114,9 +114,9 @@ pub struct Config {
     pub retrieval: Retrieval,
 }
 
-/// Fusion weights and result shaping of a row: what `chunklab search` calls `--bm25-weight`,
-/// `--dense-weight`, `--merge` and `--depth` (sweep keys `bm25_weight`, `dense_weight`,
-/// `merge`, `depth`).
+/// Fusion weights, result shaping and the graph walk of a row: what `chunklab search` calls
+/// `--bm25-weight`, `--dense-weight`, `--merge`, `--depth` and `--ef` (sweep keys
+/// `bm25_weight`, `dense_weight`, `merge`, `depth`, `ef`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Retrieval {
     /// Weight of BM25 in hybrid RRF.
@@ -129,6 +129,9 @@ pub struct Retrieval {
     /// Candidates per retriever (default: the index's, 5 × k when merging, at least 50 in
     /// hybrid mode).
     pub depth: Option<usize>,
+    /// The HNSW walk's candidate list (default: the index's, 128). Collections of at most
+    /// 10,000 chunks are scanned exactly, where it changes nothing.
+    pub ef: Option<usize>,
 }
 
 impl Default for Retrieval {
@@ -138,6 +141,7 @@ impl Default for Retrieval {
             dense_weight: 1.0,
             merge: false,
             depth: None,
+            ef: None,
         }
     }
 }
@@ -151,6 +155,7 @@ impl Retrieval {
             dense_weight: self.dense_weight,
             merge: self.merge,
             depth: self.depth,
+            ef: self.ef,
             ..Default::default()
         }
     }
@@ -161,7 +166,7 @@ impl Retrieval {
     }
 
     /// What a row label adds for settings other than the defaults (`""` for the defaults):
-    /// ` w 4:1`, ` merge`, ` depth 20`.
+    /// ` w 4:1`, ` merge`, ` depth 20`, ` ef 64`.
     pub fn label_suffix(&self) -> String {
         let mut s = String::new();
         if (self.bm25_weight, self.dense_weight) != (1.0, 1.0) {
@@ -172,6 +177,9 @@ impl Retrieval {
         }
         if let Some(d) = self.depth {
             s.push_str(&format!(" depth {d}"));
+        }
+        if let Some(ef) = self.ef {
+            s.push_str(&format!(" ef {ef}"));
         }
         s
     }

@@ -43,6 +43,7 @@ const RUN_KEYS: &[&str] = &[
     "dense_weight",
     "merge",
     "depth",
+    "ef",
 ];
 /// Keys whose single value is itself a list: a list of lists is the sweep over them.
 const LIST_VALUED: &[&str] = &["separators", "levels"];
@@ -346,6 +347,7 @@ fn config_from(
         dense_weight: weight("dense_weight")?,
         merge: boolean("merge")?.unwrap_or(false),
         depth: uint("depth")?,
+        ef: uint("ef")?,
     };
     // Checked as `chunklab search` checks them (hybrid: both weights 0 rank nothing).
     let mut search = retrieval.search_config();
@@ -354,7 +356,7 @@ fn config_from(
         .validate()
         .map_err(|e| err(e.param, format!("`{}` {}", e.param, e.message)))?;
     if !retrieval.is_default() && modes.contains(&Mode::HybridCv) {
-        let key = ["bm25_weight", "dense_weight", "merge", "depth"]
+        let key = ["bm25_weight", "dense_weight", "merge", "depth", "ef"]
             .into_iter()
             .find(|k| m.contains_key(*k))
             .unwrap_or("merge");
