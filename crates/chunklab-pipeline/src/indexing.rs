@@ -21,6 +21,7 @@
 //! println!("{summary:?}: {docs} documents, {chunks} chunks");
 //! ```
 
+mod config;
 mod corpus_lang;
 mod embedding;
 mod rules;
@@ -30,7 +31,7 @@ use crate::{Input, Pipeline, Prepared, Skip};
 use anyhow::{anyhow, bail, Context as _, Result};
 use chunklab_core::Lang;
 use chunklab_embed::Embedder;
-use chunklab_index::{HnswSettings, IndexWriter, Settings, StoreWriter};
+use chunklab_index::{IndexWriter, Settings, StoreWriter};
 use rayon::prelude::*;
 use rules::{check_field, rules, Rule};
 use std::collections::{BTreeMap, HashSet};
@@ -38,6 +39,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+pub use config::IndexConfig;
 pub use corpus_lang::{corpus_lang, CorpusLang, Sample, SAMPLE_DOCS};
 pub use embedding::{chunk_document, document_hash, embed_documents, ChunkedDocument};
 pub use run::{stored_run, IndexRun};
@@ -71,74 +73,6 @@ pub fn settings_refused(e: &anyhow::Error) -> Option<&str> {
             Some(chunklab_index::Error::Mismatch(m)) => Some(m.as_str()),
             _ => None,
         })
-}
-
-/// How an index is written, besides the pipeline (chunking, reading, model).
-#[derive(Debug, Clone)]
-pub struct IndexConfig {
-    /// Empty the store first (needed after changing the chunking options or the model).
-    pub rebuild: bool,
-    /// Documents per commit of [`IndexBuilder::add_files`]: a crash keeps every finished commit.
-    pub commit_every: usize,
-    /// Access groups: `GLOB=GROUP` (a document whose id or path matches GLOB gets GROUP).
-    pub acl: Vec<String>,
-    /// Custom metadata fields: `GLOB=FIELD:VALUE`.
-    pub meta: Vec<String>,
-    /// The HNSW graph's `m` (links per node, 2 to 100) for a new store; `None`: the store's
-    /// own, a new store's default ([`HnswSettings::DIRECTORY`], [`HnswSettings::POSTGRES`]).
-    /// An existing store built with other graph settings is refused unless `rebuild`.
-    pub hnsw_m: Option<usize>,
-    /// The HNSW graph's `ef_construction` (4 to 1,000, at least `2 * m`) for a new store:
-    /// smaller builds faster and finds less (docs/PERFORMANCE.md, "Index"); `None` as
-    /// [`IndexConfig::hnsw_m`].
-    pub hnsw_ef_construction: Option<usize>,
-}
-
-impl Default for IndexConfig {
-    fn default() -> IndexConfig {
-        IndexConfig {
-            rebuild: false,
-            commit_every: 32,
-            acl: Vec::new(),
-            meta: Vec::new(),
-            hnsw_m: None,
-            hnsw_ef_construction: None,
-        }
-    }
-}
-
-impl IndexConfig {
-    /// The graph settings named, the other one at the default of the store at `location` (an
-    /// index directory or a PostgreSQL URL); `None` when neither is named. The error names the
-    /// parameter.
-    ///
-    /// ```
-    /// use chunklab_pipeline::indexing::IndexConfig;
-    /// let cfg = IndexConfig { hnsw_ef_construction: Some(80), ..IndexConfig::default() };
-    /// let s = cfg.hnsw("archief.idx").unwrap().unwrap();
-    /// assert_eq!(s.to_string(), "m=16,ef_construction=80");
-    /// let m = IndexConfig { hnsw_m: Some(24), ..IndexConfig::default() };
-    /// let s = m.hnsw("postgres://localhost/archief").unwrap().unwrap();
-    /// assert_eq!(s.to_string(), "m=24,ef_construction=64");
-    /// assert_eq!(IndexConfig::default().hnsw("archief.idx").unwrap(), None);
-    /// let bad = IndexConfig { hnsw_m: Some(1), ..IndexConfig::default() };
-    /// assert!(bad.hnsw("archief.idx").unwrap_err().to_string().starts_with("hnsw_m: 1"));
-    /// ```
-    pub fn hnsw(&self, location: &str) -> Result<Option<HnswSettings>> {
-        if self.hnsw_m.is_none() && self.hnsw_ef_construction.is_none() {
-            return Ok(None);
-        }
-        let default = match chunklab_postgres::is_postgres_url(location) {
-            true => HnswSettings::POSTGRES,
-            false => HnswSettings::DIRECTORY,
-        };
-        HnswSettings::new(
-            self.hnsw_m.unwrap_or(default.m),
-            self.hnsw_ef_construction.unwrap_or(default.ef_construction),
-        )
-        .map(Some)
-        .map_err(anyhow::Error::msg)
-    }
 }
 
 /// What [`IndexBuilder::add_files`] reports while it works.
