@@ -411,7 +411,7 @@ fn batched_token_vectors_equal_single_ones() {
 
 /// Rerank latency of MaxSim on MiniLM for 50 passages of 200 tokens, next to the time
 /// `embed` takes for the same passages (run in release:
-/// `cargo test --release -p chunklab-embed --test rerank -- --ignored --nocapture`).
+/// `cargo test --release -p chunklab-embed --test integration rerank:: -- --ignored --nocapture`).
 #[test]
 #[ignore]
 fn maxsim_latency_50_passages() {

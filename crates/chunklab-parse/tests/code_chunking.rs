@@ -344,7 +344,7 @@ fn hostile_sources_chunk_without_panic() {
 
 /// Throughput of parsing plus `code` chunking, on the directories in `CHUNKLAB_CODE_CORPUS`
 /// (`:`-separated; default: this workspace's crates):
-/// `cargo test --release -p chunklab-parse --test code_chunking code_throughput -- --ignored --nocapture`
+/// `cargo test --release -p chunklab-parse --test integration code_chunking::code_throughput -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn code_throughput() {

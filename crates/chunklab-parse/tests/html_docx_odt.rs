@@ -1,13 +1,12 @@
 //! The HTML, DOCX and ODT parsers on the real documents of `shared/datasets/documents` and on
 //! hostile input: structure facts, span invariants, and errors instead of panics.
 
-mod common;
+use crate::common::zip_of;
 use chunklab_parse::docx::DocxParser;
 use chunklab_parse::html::HtmlParser;
 use chunklab_parse::odt::OdtParser;
 use chunklab_parse::{ElementKind, Limits, ParseError, ParsedDocument, Parser};
 use chunklab_test_support::shared_dir;
-use common::zip_of;
 use std::path::{Path, PathBuf};
 
 fn document(rel: &str) -> (PathBuf, Vec<u8>) {
@@ -664,7 +663,7 @@ fn hostile_html() {
 }
 
 /// Parse throughput in release builds: `cargo test --release -p chunklab-parse --test
-/// html_docx_odt -- --ignored --nocapture throughput`.
+/// integration -- --ignored --nocapture html_docx_odt::throughput`.
 #[test]
 #[ignore]
 fn throughput() {

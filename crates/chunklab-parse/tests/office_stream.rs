@@ -5,11 +5,10 @@
 //! automatic styles read from the head of `content.xml` — and that the decompression budget still
 //! counts every part exactly once.
 
-mod common;
+use crate::common::zip_of;
 use chunklab_parse::docx::DocxParser;
 use chunklab_parse::odt::OdtParser;
 use chunklab_parse::{ElementKind, Limits, ParseError, ParsedDocument, Parser};
-use common::zip_of;
 use std::io::Write;
 use std::path::Path;
 

@@ -3,13 +3,11 @@
 //! the incremental and the bulk path give the same statistics and scores; deletes and
 //! replacements keep the document frequencies exact.
 
-mod common;
-
+use crate::common::*;
 use chunklab_index::{ChunkStore, Hit, Index, IndexWriter, Mode, Query, StoreWriter};
 use chunklab_postgres::search::FullText;
 use chunklab_postgres::writer::BulkMode;
 use chunklab_postgres::{bm25, PgStore, PgWriter};
-use common::*;
 
 /// Queries beyond the store test's ([`SOTU_QUERIES`]): rare, common, stemmed and Dutch words.
 const EXTRA: &[&str] = &[

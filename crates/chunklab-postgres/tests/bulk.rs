@@ -2,12 +2,10 @@
 //! builds them at `finish`; the result searches exactly like a store loaded through the
 //! incremental path; a writer that never finished leaves the indexes to the next writer.
 
-mod common;
-
+use crate::common::*;
 use chunklab_index::{ChunkStore, Mode, Query, StoreWriter};
 use chunklab_postgres::writer::BulkMode;
 use chunklab_postgres::{bulk, PgStore, PgWriter};
-use common::*;
 
 fn missing(url: &str) -> Vec<&'static str> {
     let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();

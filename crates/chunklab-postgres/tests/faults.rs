@@ -2,11 +2,9 @@
 //! documents only (every document with exactly its chunks), and the writer's error says what
 //! happened; the indexes the bulk load had dropped are built by the next writer. Runs its own server (scripts/pg-server.sh) so that the shared one is not killed.
 
-mod common;
-
+use crate::common::*;
 use chunklab_index::StoreWriter;
 use chunklab_postgres::PgWriter;
-use common::*;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};

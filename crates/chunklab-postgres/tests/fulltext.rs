@@ -3,12 +3,10 @@
 //! or rare by the planner's statistics; with nothing common the ranking is the unbounded one; with common
 //! words the chunks matching the rare ones are ranked as the unbounded ranking orders them.
 
-mod common;
-
+use crate::common::*;
 use chunklab_index::{ChunkStore, Mode, Query, StoreWriter};
 use chunklab_postgres::search::{lexeme_frequencies, FullText, Ranking};
 use chunklab_postgres::{PgStore, PgWriter};
-use common::*;
 
 fn store(tag: &str) -> String {
     let url = fresh_db(tag);

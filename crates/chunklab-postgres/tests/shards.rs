@@ -3,12 +3,10 @@
 //! full-text searches give what one server holding all documents gives (the merge is exact);
 //! hybrid gives the same candidates, up to the order of tied full-text scores.
 
-mod common;
-
+use crate::common::*;
 use chunklab_index::{ChunkStore, Hit, Mode, Query, StoreWriter};
 use chunklab_postgres::shards::{parse_cluster, shard_of, ShardedStore, ShardedWriter};
 use chunklab_postgres::{open_store, PgStore, PgWriter};
-use common::*;
 
 /// Scores rounded (the two stores sum RRF terms in a different order) and chunk ids, best
 /// first; ties ordered by id, since each store breaks them by its own keys.

@@ -3,11 +3,9 @@
 //! is the shared code; writes are whole documents, incremental by hash; a dropped connection
 //! is reconnected.
 
-mod common;
-
+use crate::common::*;
 use chunklab_index::{ChunkStore, Index, IndexWriter, Mode, Query, StoreWriter};
 use chunklab_postgres::{PgStore, PgWriter};
-use common::*;
 
 const QUERIES: &[&str] = SOTU_QUERIES;
 

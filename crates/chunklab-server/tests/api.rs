@@ -1,10 +1,8 @@
 //! The HTTP API against a real server on an ephemeral loopback port: every endpoint, tokens and
 //! ACLs in every search mode, limits, malformed bodies and bad uploads.
 
-mod common;
-
+use crate::common::*;
 use chunklab_server::Limits;
-use common::*;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::time::Duration;

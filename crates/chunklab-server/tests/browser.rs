@@ -5,10 +5,8 @@
 //! Screenshots of each page go to target/tmp/chunklab-serve-screens/. Fails when Chromium is
 //! missing.
 
-mod common;
-
+use crate::common::*;
 use chunklab_server::Limits;
-use common::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

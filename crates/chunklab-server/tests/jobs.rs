@@ -1,10 +1,8 @@
 //! Bench jobs against a real server: `POST /v1/bench` (write tokens only, bad keys 422),
 //! `GET /v1/jobs/{id}` and its server-sent events on a tiny BM25 run that needs no model.
 
-mod common;
-
+use crate::common::*;
 use chunklab_server::Limits;
-use common::*;
 use serde_json::{json, Value};
 use std::io::Read;
 

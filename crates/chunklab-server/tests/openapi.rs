@@ -2,13 +2,11 @@
 //! router (none falls through to "no endpoint" or 405), and the request schemas carry every
 //! key of the configuration types with their defaults.
 
-mod common;
-
+use crate::common::*;
 use chunklab_core::ChunkConfig;
 use chunklab_eval::bench::BenchRequest;
 use chunklab_pipeline::search::SearchConfig;
 use chunklab_server::Limits;
-use common::*;
 use serde_json::Value;
 
 #[test]

@@ -1,0 +1,11 @@
+//! chunklab-embed's integration tests as one test binary: each file beside this one is a module, so the
+//! workspace links one executable per crate rather than one per file (a debug test binary
+//! carries the whole dependency graph; one per file filled a CI disk). Run one file's tests with
+//! `cargo test -p chunklab-embed --test integration <file>::`.
+
+mod e5_reference;
+mod fetch_errors;
+mod int8;
+mod late;
+mod minilm;
+mod rerank;

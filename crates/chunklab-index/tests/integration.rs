@@ -1,0 +1,10 @@
+//! chunklab-index's integration tests as one test binary: each file beside this one is a module, so the
+//! workspace links one executable per crate rather than one per file (a debug test binary
+//! carries the whole dependency graph; one per file filled a CI disk). Run one file's tests with
+//! `cargo test -p chunklab-index --test integration <file>::`.
+
+mod fuzz_regressions;
+mod index_lib;
+mod integrity;
+mod large_k;
+mod vectors;

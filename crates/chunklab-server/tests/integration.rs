@@ -1,0 +1,11 @@
+//! chunklab-server's integration tests as one test binary: each file beside this one is a module, so the
+//! workspace links one executable per crate rather than one per file (a debug test binary
+//! carries the whole dependency graph; one per file filled a CI disk). Run one file's tests with
+//! `cargo test -p chunklab-server --test integration <file>::`.
+
+mod common;
+
+mod api;
+mod browser;
+mod jobs;
+mod openapi;
