@@ -258,6 +258,46 @@ fn dense_and_hybrid_with_the_real_model() {
     assert_eq!(v["rows"][0]["metrics"], dense["metrics"]);
 }
 
+/// A sweep over the graph's shape: one index per shape over the same chunks, whose vectors are
+/// embedded once; each row says its shape and how long its index took to build, and the table
+/// shows the build time.
+#[test]
+fn graph_shapes_are_built_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut args, json) = sweep_args(
+        dir.path(),
+        "modes = [\"dense\"]\nunit = \"chars\"\n[[config]]\nstrategy = \"paragraph\"\nsize = 120\nhnsw_m = [8, 16]\nhnsw_ef_construction = 40\n",
+    );
+    args.extend(["--model", "minilm", "-k", "3"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = chunklab(&args, &dir.path().join("cache"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("build s"), "{table}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let mut labels: Vec<&str> = rows.iter().map(|r| r["label"].as_str().unwrap()).collect();
+    labels.sort();
+    assert_eq!(
+        labels,
+        ["paragraph 120 m 16 efc 40", "paragraph 120 m 8 efc 40"]
+    );
+    for r in rows {
+        assert_eq!(r["graph"]["ef_construction"], 40, "{r}");
+        assert!(r["cost"]["index_ms"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    let embedded: Vec<u64> = rows
+        .iter()
+        .map(|r| r["cost"]["embedded"].as_u64().unwrap())
+        .collect();
+    assert!(
+        embedded.contains(&0) && embedded.iter().any(|&e| e > 0),
+        "{embedded:?}"
+    );
+    // A collection this small is searched exactly: the graph changes nothing found.
+    assert_eq!(rows[0]["metrics"], rows[1]["metrics"]);
+}
+
 fn expect_error(args: &[&str], cache: &Path, wants: &[&str]) {
     let out = chunklab(args, cache);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

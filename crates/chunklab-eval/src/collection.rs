@@ -7,11 +7,12 @@
 
 use crate::chunking::{doc_runs, EvalChunk};
 use crate::error::{Error, Result};
-use crate::sweep::{ChunkSpec, Mode, Retrieval};
+use crate::sweep::{ChunkSpec, Graph, Mode, Retrieval};
 use chunklab_core::document::ParsedDocument;
 use chunklab_core::ChunkMeta;
 use chunklab_index::{
-    ChunkStore, Index, IndexWriter, NewChunk, NewDocument, Query, Rerank, Settings, StoreWriter,
+    ChunkStore, HnswSettings, Index, IndexWriter, NewChunk, NewDocument, Query, Rerank, Settings,
+    StoreWriter,
 };
 use chunklab_postgres::scratch::ScratchDatabase;
 use std::path::{Path, PathBuf};
@@ -104,11 +105,14 @@ impl Collection {
     /// in `scratch` and open it. Chunk `i` gets the id `i`. A large collection is committed in
     /// up to `MAX_PIECES` pieces of at least `PIECE_BYTES` each, so that the writer holds
     /// one piece's pending records and texts rather than the whole collection's; smaller ones
-    /// in one commit.
+    /// in one commit. The vectors' HNSW graph has the shape `graph` names, the rest at the
+    /// store's default.
+    #[allow(clippy::too_many_arguments)]
     pub fn build(
         scratch: &Scratch,
         spec: &ChunkSpec,
         model: Option<ModelInfo<'_>>,
+        graph: Graph,
         docs: &[ParsedDocument],
         ids: &[String],
         chunks: &[EvalChunk],
@@ -118,6 +122,7 @@ impl Collection {
             scratch,
             spec,
             model,
+            graph,
             docs,
             ids,
             chunks,
@@ -133,6 +138,7 @@ impl Collection {
         scratch: &Scratch,
         spec: &ChunkSpec,
         model: Option<ModelInfo<'_>>,
+        graph: Graph,
         docs: &[ParsedDocument],
         ids: &[String],
         chunks: &[EvalChunk],
@@ -140,6 +146,13 @@ impl Collection {
         piece: usize,
     ) -> Result<Collection> {
         let fail = |e: chunklab_index::Error| Error::Run(format!("index of {}: {e}", spec.label()));
+        let store_default = match scratch {
+            Scratch::Dir(_) => HnswSettings::DIRECTORY,
+            Scratch::Postgres(_) => HnswSettings::POSTGRES,
+        };
+        let hnsw = graph
+            .settings(store_default)
+            .map_err(|e| Error::Config(format!("{}{}: {e}", spec.label(), graph.label_suffix())))?;
         let settings = Settings {
             chunker: spec.label(),
             reading: String::new(),
@@ -148,7 +161,7 @@ impl Collection {
             model: model.as_ref().map_or(String::new(), |m| m.name.to_string()),
             dim: model.as_ref().map_or(0, |m| m.dim),
             model_max_tokens: model.as_ref().map_or(0, |m| m.max_tokens),
-            hnsw: None,
+            hnsw,
             lang: spec.lang.clone(),
             run: None,
         };
@@ -399,6 +412,64 @@ mod tests {
             .len()
     }
 
+    /// A row's graph settings are the index's, the unnamed one at the store's default; settings
+    /// the store refuses are an error naming the row and the key.
+    #[test]
+    fn the_graph_is_built_as_the_row_names_it() {
+        let ds = generate(&ArchiveOptions { docs: 4, seed: 3 });
+        let parsed = crate::run::parse_docs(&ds).unwrap();
+        let ids: Vec<String> = ds.docs.iter().map(|d| d.id.clone()).collect();
+        let spec = ChunkSpec::new("recursive", 200);
+        let chunker = build_chunker(&spec, None, None).unwrap();
+        let chunks = chunk_all(chunker.as_ref(), &parsed, &ids).unwrap();
+        let vectors: Vec<Arc<[f32]>> = (0..chunks.len())
+            .map(|i| {
+                let v: Vec<f32> = (0..8).map(|j| ((i * 8 + j) % 7) as f32 + 1.0).collect();
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.iter().map(|x| x / norm).collect()
+            })
+            .collect();
+        let root = tempfile::tempdir().unwrap();
+        let scratch = Scratch::Dir(root.path().to_path_buf());
+        let build = |graph| {
+            let info = ModelInfo {
+                name: "test",
+                dim: 8,
+                max_tokens: 512,
+            };
+            let ci = Collection::build(
+                &scratch,
+                &spec,
+                Some(info),
+                graph,
+                &parsed,
+                &ids,
+                &chunks,
+                Some(&vectors),
+            )?;
+            let Place::Dir(dir) = &ci._place else {
+                unreachable!("built in a directory")
+            };
+            Ok::<_, Error>(chunklab_index::Manifest::read(dir.path()).unwrap().hnsw())
+        };
+        let graph = Graph {
+            m: Some(8),
+            ef_construction: None,
+        };
+        let hnsw = build(graph).unwrap();
+        assert_eq!((hnsw.m, hnsw.ef_construction), (8, 128));
+        assert_eq!(build(Graph::default()).unwrap(), HnswSettings::DIRECTORY);
+        let too_many = Graph {
+            m: Some(80),
+            ef_construction: None,
+        };
+        let e = build(too_many).unwrap_err().to_string();
+        assert!(
+            e.contains("recursive 200 m 80: hnsw_ef_construction: 128"),
+            "{e}"
+        );
+    }
+
     /// A collection committed in pieces ranks every chunk exactly as one committed at once
     /// (the whole ranking is compared, so no tie at a cut-off decides anything).
     #[test]
@@ -412,8 +483,18 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let scratch = Scratch::Dir(root.path().to_path_buf());
         let build = |piece| {
-            Collection::build_in_pieces(&scratch, &spec, None, &parsed, &ids, &chunks, None, piece)
-                .unwrap()
+            Collection::build_in_pieces(
+                &scratch,
+                &spec,
+                None,
+                Graph::default(),
+                &parsed,
+                &ids,
+                &chunks,
+                None,
+                piece,
+            )
+            .unwrap()
         };
         let (whole, pieces) = (build(usize::MAX), build(1));
         assert_eq!(segments(&whole), 1);

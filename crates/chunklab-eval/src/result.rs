@@ -2,7 +2,7 @@
 //! what the configuration cost) inside a [`BenchResult`], and the metric names in report order.
 
 use crate::bootstrap::Summary;
-use crate::sweep::{Mode, Retrieval};
+use crate::sweep::{Graph, Mode, Retrieval};
 use serde::Serialize;
 
 /// What a configuration cost.
@@ -26,6 +26,9 @@ pub struct Cost {
     pub bm25_bytes: u64,
     /// Wall time to chunk the corpus.
     pub chunk_ms: f64,
+    /// Wall time to build the configuration's index from its chunks and vectors: records,
+    /// BM25 and the HNSW graph (shared by the rows of one chunking, model and graph).
+    pub index_ms: f64,
     /// Time in the model for this configuration's chunks in this run (0 when every vector came
     /// from the cache), and how many texts were embedded and found in the cache.
     pub embed_ms: f64,
@@ -60,6 +63,9 @@ pub struct Row {
     /// Fusion weights and shaping (omitted in JSON when they are the defaults).
     #[serde(skip_serializing_if = "Retrieval::is_default")]
     pub retrieval: Retrieval,
+    /// The HNSW graph's shape where the row names one (omitted in JSON otherwise).
+    #[serde(skip_serializing_if = "Graph::is_default")]
+    pub graph: Graph,
     /// Metric name → summary over queries. Ratios in percent; `mrr` and `ndcg` in 0..1.
     pub metrics: Vec<(String, Summary)>,
     pub cost: Cost,

@@ -18,7 +18,7 @@ pub use crate::progress::{NoProgress, Progress};
 pub use crate::result::{BenchResult, Cost, Row};
 pub use crate::scoring::{check_metric, METRICS};
 use crate::scoring::{score_query, QueryLabels, QueryScores};
-use crate::sweep::{ChunkSpec, Config};
+use crate::sweep::{ChunkSpec, Config, Graph};
 use chunklab_core::document::ParsedDocument;
 use chunklab_core::Sizer;
 use chunklab_embed::{Embedder, LoadOptions, RerankWith, Role};
@@ -136,18 +136,21 @@ pub fn run(
     })
 }
 
-/// Configurations that share their chunks and vectors: the same [`ChunkSpec`] and (when it
-/// matters) the same model.
+/// Configurations that share their chunks, vectors and index: the same [`ChunkSpec`] and (when
+/// it matters) the same model and graph.
 pub struct Group {
     /// What decides the chunks.
     pub spec: ChunkSpec,
     /// The model the vectors come from (empty when no member needs one).
     pub model: String,
+    /// The HNSW graph the index is built with (the default when no member searches dense).
+    pub graph: Graph,
     /// Indexes of the member configurations.
     pub members: Vec<usize>,
 }
 
-/// Group configurations by what decides their chunks and vectors, in first-seen order.
+/// Group configurations by what decides their chunks, vectors and index, in first-seen order.
+/// Groups that differ only in their graph share the chunking's and the embedding cache's work.
 pub fn group_configs(configs: &[Config]) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     for (i, c) in configs.iter().enumerate() {
@@ -156,14 +159,20 @@ pub fn group_configs(configs: &[Config]) -> Vec<Group> {
         } else {
             String::new()
         };
+        let graph = if c.mode.dense() {
+            c.graph
+        } else {
+            Graph::default()
+        };
         match groups
             .iter_mut()
-            .find(|g| g.spec == c.chunk && g.model == model)
+            .find(|g| g.spec == c.chunk && g.model == model && g.graph == graph)
         {
             Some(g) => g.members.push(i),
             None => groups.push(Group {
                 spec: c.chunk.clone(),
                 model,
+                graph,
                 members: vec![i],
             }),
         }
@@ -195,6 +204,7 @@ struct Built {
     chunks: Vec<EvalChunk>,
     collection: Collection,
     chunk_ms: f64,
+    index_ms: f64,
     context: crate::context::ContextReport,
     stats: EmbedStats,
     tokens_embedded: usize,
@@ -483,15 +493,18 @@ impl<'a> Resources<'a> {
             dim: m.dim(),
             max_tokens: m.max_tokens(),
         });
+        let t_index = Instant::now();
         let collection = Collection::build(
             &self.scratch,
             spec,
             info,
+            g.graph,
             parsed,
             &self.ids,
             &chunks,
             vectors.as_deref(),
         )?;
+        let index_ms = t_index.elapsed().as_secs_f64() * 1000.0;
         drop(vectors);
         progress.finish();
         let omega = self.labels.omega_inputs(&chunks, parsed);
@@ -500,6 +513,7 @@ impl<'a> Resources<'a> {
             chunks,
             collection,
             chunk_ms,
+            index_ms,
             context,
             stats,
             tokens_embedded,
@@ -592,6 +606,7 @@ impl<'a> Resources<'a> {
             vector_bytes,
             bm25_bytes,
             chunk_ms: b.chunk_ms,
+            index_ms: b.index_ms,
             embed_ms: if dense { b.stats.seconds * 1000.0 } else { 0.0 },
             embedded: if dense { b.stats.computed } else { 0 },
             cached: if dense { b.stats.cached } else { 0 },
@@ -617,6 +632,7 @@ impl<'a> Resources<'a> {
             mode: c.mode,
             k: c.k,
             retrieval: c.retrieval,
+            graph: c.graph,
             metrics: summarize_all(&scores),
             cost,
             per_query: per_query_all(&scores),

@@ -27,7 +27,7 @@ mod defaults;
 mod file;
 mod spec;
 
-pub use config::{Config, Mode, Retrieval};
+pub use config::{Config, Graph, Mode, Retrieval};
 pub use defaults::{contextual_sweep, default_sweep, DefaultSweep, CHROMA_SEPARATORS};
 pub use file::{parse_sweep, SweepDefaults};
 pub use spec::ChunkSpec;
@@ -108,6 +108,45 @@ k = 10
         )
         .unwrap_err();
         assert!(p[0].1.contains("rerank_top"), "{p:?}");
+    }
+
+    /// The graph's shape sweeps per row; rows of one chunking that differ only there are
+    /// grouped apart (one index each); a shape no store can build is refused at its line.
+    #[test]
+    fn the_graph_is_a_run_key_and_its_own_group() {
+        let text = "[[config]]\nstrategy = \"fixed\"\nsize = 100\nmodes = [\"dense\", \"bm25\"]\nhnsw_ef_construction = [40, 128]\nhnsw_m = 8\n";
+        let c = parse_sweep(text, &d()).unwrap();
+        let got: Vec<(String, Graph)> = c.iter().map(|c| (c.label.clone(), c.graph)).collect();
+        let g = |ef| Graph {
+            m: Some(8),
+            ef_construction: Some(ef),
+        };
+        assert_eq!(
+            got,
+            [
+                ("fixed 100 m 8 efc 40".to_string(), g(40)),
+                ("fixed 100 m 8 efc 40".to_string(), g(40)),
+                ("fixed 100 m 8 efc 128".to_string(), g(128)),
+                ("fixed 100 m 8 efc 128".to_string(), g(128)),
+            ]
+        );
+        // Dense rows get an index per graph; BM25 rows need none and share one.
+        let groups = crate::run::group_configs(&c);
+        let members: Vec<Vec<usize>> = groups.iter().map(|g| g.members.clone()).collect();
+        assert_eq!(members, [vec![0], vec![1, 3], vec![2]]);
+        assert_eq!(groups[1].graph, Graph::default());
+        let bad = "k = 5\n[[config]]\nstrategy = \"fixed\"\nsize = 100\nhnsw_m = 80\n";
+        let e = parse_sweep(bad, &d()).unwrap_err();
+        assert_eq!(e[0].0, 5, "{e:?}");
+        assert!(
+            e[0].1.contains(
+                "`hnsw_ef_construction`: 128 (must be 4 to 1000 and at least twice hnsw_m, 160)"
+            ),
+            "{e:?}"
+        );
+        let bad = "[[config]]\nstrategy = \"fixed\"\nsize = 100\nhnsw_m = 1\n";
+        let e = parse_sweep(bad, &d()).unwrap_err();
+        assert!(e[0].1.contains("`hnsw_m`: 1 (must be 2 to 100)"), "{e:?}");
     }
 
     #[test]

@@ -131,6 +131,31 @@ impl HnswSettings {
         }
         Ok(HnswSettings { m, ef_construction })
     }
+
+    /// The settings a run names, the unnamed one taken from the store's `default`; `None` when
+    /// it names neither (the store keeps what it has, or its default). Checked as [`Self::new`].
+    ///
+    /// ```
+    /// use chunklab_index::HnswSettings;
+    /// let s = HnswSettings::resolve(None, Some(80), HnswSettings::DIRECTORY).unwrap();
+    /// assert_eq!(s, Some(HnswSettings { m: 16, ef_construction: 80 }));
+    /// assert_eq!(HnswSettings::resolve(None, None, HnswSettings::POSTGRES), Ok(None));
+    /// assert!(HnswSettings::resolve(Some(48), None, HnswSettings::POSTGRES).is_err());
+    /// ```
+    pub fn resolve(
+        m: Option<usize>,
+        ef_construction: Option<usize>,
+        default: HnswSettings,
+    ) -> std::result::Result<Option<HnswSettings>, String> {
+        if m.is_none() && ef_construction.is_none() {
+            return Ok(None);
+        }
+        HnswSettings::new(
+            m.unwrap_or(default.m),
+            ef_construction.unwrap_or(default.ef_construction),
+        )
+        .map(Some)
+    }
 }
 
 impl std::fmt::Display for HnswSettings {

@@ -48,6 +48,9 @@ pub fn to_value_ranked(result: &BenchResult, metric: &str) -> Value {
             if !r.retrieval.is_default() {
                 row["retrieval"] = json!(r.retrieval);
             }
+            if !r.graph.is_default() {
+                row["graph"] = json!(r.graph);
+            }
             if let Some(f) = &r.fusion {
                 row["fusion"] = json!(f);
             }

@@ -143,6 +143,7 @@ pub(crate) mod tests {
             mode: Mode::Dense,
             k: 5,
             retrieval: Default::default(),
+            graph: Default::default(),
             metrics: vec![("recall".into(), summarize(values, 0x5EED))],
             cost: Cost::default(),
             per_query: vec![("recall".into(), values.to_vec())],

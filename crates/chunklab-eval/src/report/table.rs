@@ -18,7 +18,13 @@ pub fn render(result: &BenchResult, metric: &str) -> String {
             h.to_string()
         }
     }));
-    header.extend(["chunks", "tok/chunk", "index", "embed s", "p50 ms"].map(String::from));
+    header.extend(["chunks", "tok/chunk", "index"].map(String::from));
+    // The index's build time where the sweep varies the graph it builds.
+    let builds = result.rows.iter().any(|r| !r.graph.is_default());
+    if builds {
+        header.push("build s".into());
+    }
+    header.extend(["embed s", "p50 ms"].map(String::from));
     let mut lines: Vec<Vec<String>> = vec![header];
     for &i in &order {
         let r = &result.rows[i];
@@ -43,6 +49,9 @@ pub fn render(result: &BenchResult, metric: &str) -> String {
         l.push(r.cost.chunks.to_string());
         l.push(format!("{:.0}", r.cost.mean_tokens));
         l.push(human_bytes(r.cost.index_bytes));
+        if builds {
+            l.push(format!("{:.1}", r.cost.index_ms / 1000.0));
+        }
         l.push(format!("{:.1}", r.cost.embed_ms / 1000.0));
         l.push(format!("{:.2}", r.cost.query_p50_ms));
         lines.push(l);

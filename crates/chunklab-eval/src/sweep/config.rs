@@ -1,6 +1,7 @@
 //! One row of a benchmark: a [`ChunkSpec`], a model, a retrieval [`Mode`] and k.
 
 use super::spec::ChunkSpec;
+use chunklab_index::HnswSettings;
 use serde::Serialize;
 
 /// How chunks are retrieved: a retriever of the index, optionally followed by a reranker over
@@ -112,6 +113,50 @@ pub struct Config {
     /// How the index's hits are fused and shaped (the `chunklab search` options of the same
     /// names).
     pub retrieval: Retrieval,
+    /// The HNSW graph the row's index is built with.
+    pub graph: Graph,
+}
+
+/// The shape of the HNSW graph a row's index is built with: what `chunklab index` calls
+/// `--hnsw-m` and `--hnsw-ef-construction` (sweep keys `hnsw_m`, `hnsw_ef_construction`). Unset,
+/// the store's default ([`HnswSettings::DIRECTORY`], a PostgreSQL store's
+/// [`HnswSettings::POSTGRES`]). Rows that differ only here share their chunks and vectors, and
+/// each shape gets an index of its own: the row's cost says how long it took to build, its
+/// metrics what the graph found. Collections of at most 10,000 chunks are searched exactly, so
+/// there only the build time differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Graph {
+    /// Links per node (`hnsw_m`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub m: Option<usize>,
+    /// Candidate list size while inserting (`hnsw_ef_construction`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ef_construction: Option<usize>,
+}
+
+impl Graph {
+    /// Whether the store's default graph is built.
+    pub fn is_default(&self) -> bool {
+        *self == Graph::default()
+    }
+
+    /// The settings to build with on a store whose default is `default` (`None`: the default).
+    /// The error names the sweep key.
+    pub fn settings(&self, default: HnswSettings) -> Result<Option<HnswSettings>, String> {
+        HnswSettings::resolve(self.m, self.ef_construction, default)
+    }
+
+    /// What a row label adds: ` m 8`, ` efc 80` (`""` for the default).
+    pub fn label_suffix(&self) -> String {
+        let mut s = String::new();
+        if let Some(m) = self.m {
+            s.push_str(&format!(" m {m}"));
+        }
+        if let Some(ef) = self.ef_construction {
+            s.push_str(&format!(" efc {ef}"));
+        }
+        s
+    }
 }
 
 /// Fusion weights, result shaping and the graph walk of a row: what `chunklab search` calls

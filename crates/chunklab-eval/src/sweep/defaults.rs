@@ -100,6 +100,7 @@ pub fn default_sweep(which: DefaultSweep, model: &str, k: usize) -> Vec<Config> 
                 reranker: None,
                 rerank_top: crate::collection::RERANK_TOP,
                 retrieval: Default::default(),
+                graph: Default::default(),
             });
         }
     }
@@ -121,6 +122,7 @@ pub fn default_sweep(which: DefaultSweep, model: &str, k: usize) -> Vec<Config> 
             reranker: None,
             rerank_top: crate::collection::RERANK_TOP,
             retrieval,
+            graph: Default::default(),
         });
     }
     out
@@ -162,6 +164,7 @@ pub fn contextual_sweep(
                 reranker: None,
                 rerank_top: crate::collection::RERANK_TOP,
                 retrieval: Default::default(),
+                graph: Default::default(),
             });
         }
     }

@@ -1,8 +1,9 @@
 //! Sweep TOML files: top-level keys are defaults for every `[[config]]`, any value may be a
 //! list (every combination is run); problems come back with their line numbers.
 
-use super::config::{Config, Mode, Retrieval};
+use super::config::{Config, Graph, Mode, Retrieval};
 use super::spec::ChunkSpec;
+use chunklab_index::HnswSettings;
 use std::collections::BTreeMap;
 
 /// Keys a `[[config]]` (or the top level, as a default) may set.
@@ -44,6 +45,8 @@ const RUN_KEYS: &[&str] = &[
     "merge",
     "depth",
     "ef",
+    "hnsw_m",
+    "hnsw_ef_construction",
 ];
 /// Keys whose single value is itself a list: a list of lists is the sweep over them.
 const LIST_VALUED: &[&str] = &["separators", "levels"];
@@ -365,13 +368,32 @@ fn config_from(
             format!("mode `hybrid-cv` chooses its own weights over unshaped candidates; `{key}` applies to the other modes (give hybrid-cv a [[config]] of its own)"),
         ));
     }
+    let graph = Graph {
+        m: uint("hnsw_m")?,
+        ef_construction: uint("hnsw_ef_construction")?,
+    };
+    // Checked against an index directory's default; a PostgreSQL store (`--store`) checks
+    // against its own when it builds.
+    graph.settings(HnswSettings::DIRECTORY).map_err(|e| {
+        let key = e.split(':').next().unwrap_or("hnsw_m");
+        // At the line of a key the row gives (`hnsw_m` alone can ask for more than the default
+        // ef_construction allows).
+        let at = match m.contains_key(key) {
+            true => key,
+            false => ["hnsw_m", "hnsw_ef_construction"]
+                .into_iter()
+                .find(|k| m.contains_key(*k))
+                .unwrap_or(key),
+        };
+        err(at, format!("`{key}`{}", &e[key.len()..]))
+    })?;
     let label = string("label")?;
     let mut out = Vec::new();
     for model in &models {
         for &mode in &modes {
             out.push(Config {
                 label: label.clone().unwrap_or_else(|| {
-                    let mut l = s.label() + &retrieval.label_suffix();
+                    let mut l = s.label() + &graph.label_suffix() + &retrieval.label_suffix();
                     if mode.rerank() && m.contains_key("rerank_top") {
                         l.push_str(&format!(" top {rerank_top}"));
                     }
@@ -384,6 +406,7 @@ fn config_from(
                 reranker: reranker.clone(),
                 rerank_top,
                 retrieval,
+                graph,
             });
         }
     }

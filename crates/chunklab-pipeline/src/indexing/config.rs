@@ -57,18 +57,11 @@ impl IndexConfig {
     /// assert!(bad.hnsw("archief.idx").unwrap_err().to_string().starts_with("hnsw_m: 1"));
     /// ```
     pub fn hnsw(&self, location: &str) -> Result<Option<HnswSettings>> {
-        if self.hnsw_m.is_none() && self.hnsw_ef_construction.is_none() {
-            return Ok(None);
-        }
         let default = match chunklab_postgres::is_postgres_url(location) {
             true => HnswSettings::POSTGRES,
             false => HnswSettings::DIRECTORY,
         };
-        HnswSettings::new(
-            self.hnsw_m.unwrap_or(default.m),
-            self.hnsw_ef_construction.unwrap_or(default.ef_construction),
-        )
-        .map(Some)
-        .map_err(anyhow::Error::msg)
+        HnswSettings::resolve(self.hnsw_m, self.hnsw_ef_construction, default)
+            .map_err(anyhow::Error::msg)
     }
 }
