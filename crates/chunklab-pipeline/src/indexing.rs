@@ -34,7 +34,7 @@ use chunklab_embed::Embedder;
 use chunklab_index::{IndexWriter, Settings, StoreWriter};
 use rayon::prelude::*;
 use rules::{check_field, rules, Rule};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -173,6 +173,9 @@ pub struct IndexBuilder {
     /// The index directory, resolved (`None` for a PostgreSQL store): files under it are the
     /// index's own and never indexed.
     own_dir: Option<PathBuf>,
+    /// Documents read to judge the corpus's language, by path: indexed from that reading
+    /// (taken when their turn comes), so none is read, parsed or OCR'd twice.
+    sampled: HashMap<PathBuf, Prepared>,
 }
 
 impl IndexBuilder {
@@ -220,7 +223,13 @@ impl IndexBuilder {
         let lang = pipeline.config.chunking.lang;
         let by_language = pipeline.config.model.is_none() && stored_model.is_none();
         // `--lang auto` names no language: the corpus's own decides the model.
-        let judged = (by_language && lang == Lang::Auto).then(|| corpus_lang(&pipeline, sample));
+        let (judged, sampled) = match by_language && lang == Lang::Auto {
+            true => {
+                let (c, read) = corpus_lang::read_sample(&pipeline, sample);
+                (Some(c), read.into_iter().collect())
+            }
+            false => (None, HashMap::new()),
+        };
         let model_lang = match judged {
             Some(c) if c.is_dutch() => Lang::Dutch,
             _ => lang,
@@ -276,6 +285,7 @@ impl IndexBuilder {
                 true => None,
                 false => std::fs::canonicalize(location).ok(),
             },
+            sampled,
         })
     }
 
@@ -321,6 +331,8 @@ impl IndexBuilder {
             );
         }
         self.pipeline = pipeline;
+        // Read by the other pipeline (its reading options may differ).
+        self.sampled.clear();
         Ok(())
     }
 
@@ -380,8 +392,18 @@ impl IndexBuilder {
         let (mut docs_done, mut bytes_done) = (0usize, 0u64);
         for group in todo.chunks(self.commit_every) {
             let pipeline = &self.pipeline;
-            let chunked: Vec<Result<ChunkedDocument, Skip>> =
-                group.par_iter().map(|t| chunk_file(t, pipeline)).collect();
+            let read: Vec<Option<Prepared>> = group
+                .iter()
+                .map(|t| self.sampled.remove(t.input.path()))
+                .collect();
+            let chunked: Vec<Result<ChunkedDocument, Skip>> = group
+                .par_iter()
+                .zip(read)
+                .map(|(t, read)| match read {
+                    Some(prepared) => chunk_todo(t, pipeline, prepared),
+                    None => chunk_file(t, pipeline),
+                })
+                .collect();
             let mut ready = Vec::new();
             for (t, c) in group.iter().zip(chunked) {
                 match c {

@@ -4,8 +4,10 @@
 //! English MiniLM, which finds 7.8 % of the relevant text dense where e5-small finds 61.8 %
 //! ([`super::default_model`]) — and re-embedding 92k documents to fix it costs hours.
 
-use crate::{Input, Pipeline};
+use crate::{Input, Pipeline, Prepared};
 use chunklab_core::Lang;
+use rayon::prelude::*;
+use std::path::PathBuf;
 
 /// Documents read to judge a corpus (evenly spread over its inputs, so the same inputs give the
 /// same judgement).
@@ -55,6 +57,15 @@ impl CorpusLang {
 /// assert!(!corpus_lang(&p, Sample::Text("The council passed the motion.")).is_dutch());
 /// ```
 pub fn corpus_lang(pipeline: &Pipeline, sample: Sample<'_>) -> CorpusLang {
+    read_sample(pipeline, sample).0
+}
+
+/// [`corpus_lang`], and the documents it read, by path, as indexing reads them: the builder
+/// indexes these from this reading, so a sampled scan is not OCR'd twice. Read on all cores.
+pub(super) fn read_sample(
+    pipeline: &Pipeline,
+    sample: Sample<'_>,
+) -> (CorpusLang, Vec<(PathBuf, Prepared)>) {
     let mut c = CorpusLang::default();
     let mut count = |lang: Option<Lang>| {
         if let Some(lang) = lang {
@@ -62,28 +73,80 @@ pub fn corpus_lang(pipeline: &Pipeline, sample: Sample<'_>) -> CorpusLang {
             c.dutch += (lang == Lang::Dutch) as usize;
         }
     };
+    let mut read = Vec::new();
     match sample {
         Sample::Unknown => {}
         Sample::Text(text) => count(Lang::detect(text)),
         Sample::Inputs(inputs) => {
             let n = inputs.len().min(SAMPLE_DOCS);
-            for i in 0..n {
-                let input = &inputs[i * inputs.len() / n];
-                if matches!(input, Input::Stdin) {
-                    continue; // read once, by indexing (which refuses it)
-                }
-                if let Ok(prepared) = pipeline.prepare(input, false) {
-                    count(Lang::detect(prepared.text()));
-                }
+            let picked: Vec<&Input> = (0..n)
+                .map(|i| &inputs[i * inputs.len() / n])
+                // Stdin is read once, by indexing (which refuses it).
+                .filter(|input| !matches!(input, Input::Stdin))
+                .collect();
+            read = picked
+                .par_iter()
+                .filter_map(|input| {
+                    let prepared = pipeline.prepare(input, false).ok()?;
+                    Some((input.path().to_path_buf(), prepared))
+                })
+                .collect();
+            for (_, prepared) in &read {
+                count(Lang::detect(prepared.text()));
             }
         }
     }
-    c
+    (c, read)
 }
 
 #[cfg(test)]
 mod tests {
     use super::CorpusLang;
+    use crate::indexing::{IndexBuilder, IndexConfig, Sample};
+    use crate::{Pipeline, PipelineConfig};
+    use std::sync::Arc;
+
+    /// The documents read to judge the corpus are indexed from that reading (none is read
+    /// twice), and give the chunks a run that reads them once gives.
+    #[test]
+    fn sampled_documents_are_indexed_from_their_first_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("archief");
+        std::fs::create_dir(&docs).unwrap();
+        for i in 0..3 {
+            std::fs::write(
+                docs.join(format!("motie-{i}.txt")),
+                format!("De raad heeft de motie {i} over windenergie aangenomen. Het college wordt verzocht om de windmolens langs de dijk te plaatsen en de inwoners daarbij te betrekken.\n\nDe motie is met een grote meerderheid van de stemmen aangenomen.\n"),
+            )
+            .unwrap();
+        }
+        let run = |model: Option<&str>, idx: &str| {
+            let pipeline = Arc::new(
+                Pipeline::new(PipelineConfig {
+                    model: model.map(String::from),
+                    ..PipelineConfig::default()
+                })
+                .unwrap(),
+            );
+            let inputs = pipeline.collect(&[docs.display().to_string()]).unwrap();
+            let loc = dir.path().join(idx).display().to_string();
+            let sample = Sample::Inputs(&inputs);
+            let mut b =
+                IndexBuilder::create_for(&loc, pipeline.clone(), &IndexConfig::default(), sample)
+                    .unwrap();
+            let sampled = b.sampled.len();
+            let s = b.add_inputs(inputs, false, &mut |_| {}).unwrap();
+            assert!(b.sampled.is_empty());
+            assert_eq!((s.added, s.failed), (3, 0));
+            (b.model().0.to_string(), sampled, s.chunks, s.embedded)
+        };
+        // Judged Dutch from its three documents: e5-small, each document read once.
+        let (model, sampled, chunks, embedded) = run(None, "auto.idx");
+        assert_eq!((model.as_str(), sampled), ("e5-small", 3));
+        // Named, nothing is sampled; the same chunks.
+        let named = run(Some("e5-small"), "named.idx");
+        assert_eq!(named, ("e5-small".to_string(), 0, chunks, embedded));
+    }
 
     #[test]
     fn three_quarters_dutch_is_a_dutch_corpus() {
