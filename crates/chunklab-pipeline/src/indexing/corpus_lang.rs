@@ -13,6 +13,10 @@ use std::path::PathBuf;
 /// same judgement).
 pub const SAMPLE_DOCS: usize = 8;
 
+/// Sampled documents whose text is longer (bytes) are not kept for indexing: up to
+/// [`SAMPLE_DOCS`] of them would be held until their turn.
+const KEEP_BELOW: usize = 16 << 20;
+
 /// What a new index is about to hold, to judge its language by.
 #[derive(Debug, Clone, Copy)]
 pub enum Sample<'a> {
@@ -94,6 +98,8 @@ pub(super) fn read_sample(
             for (_, prepared) in &read {
                 count(Lang::detect(prepared.text()));
             }
+            // A big document is read again in its turn rather than held through the run.
+            read.retain(|(_, prepared)| prepared.text().len() <= KEEP_BELOW);
         }
     }
     (c, read)
