@@ -26,6 +26,7 @@ mod corpus_lang;
 mod embedding;
 mod rules;
 mod run;
+mod summary;
 
 use crate::{Input, Pipeline, Prepared, Skip};
 use anyhow::{anyhow, bail, Context as _, Result};
@@ -43,6 +44,7 @@ pub use config::IndexConfig;
 pub use corpus_lang::{corpus_lang, CorpusLang, Sample, SAMPLE_DOCS};
 pub use embedding::{chunk_document, document_hash, embed_documents, ChunkedDocument};
 pub use run::{stored_run, IndexRun};
+pub use summary::{AddSummary, Progress};
 
 /// The embedding model a new index takes when the pipeline names none: `e5-small` for Dutch
 /// (`lang = nl`), `minilm` otherwise.
@@ -73,76 +75,6 @@ pub fn settings_refused(e: &anyhow::Error) -> Option<&str> {
             Some(chunklab_index::Error::Mismatch(m)) => Some(m.as_str()),
             _ => None,
         })
-}
-
-/// What [`IndexBuilder::add_files`] reports while it works.
-#[derive(Debug, Clone)]
-pub enum Progress {
-    /// The inputs are hashed and compared with the store: `docs` documents of `bytes` bytes
-    /// are to be chunked and embedded.
-    Planned {
-        /// Documents to (re)index.
-        docs: usize,
-        /// Their bytes on disk.
-        bytes: u64,
-    },
-    /// A batch of chunks is being embedded.
-    Embedding {
-        /// Documents finished before this batch.
-        docs_done: usize,
-        /// Documents to (re)index in all.
-        docs: usize,
-        /// Chunks in this batch.
-        chunks: usize,
-    },
-    /// A batch was committed.
-    Committed {
-        /// Documents finished.
-        docs_done: usize,
-        /// Documents to (re)index in all.
-        docs: usize,
-        /// Bytes finished.
-        bytes_done: u64,
-        /// Bytes to (re)index in all.
-        bytes: u64,
-        /// Chunks embedded so far.
-        chunks: usize,
-        /// Seconds since chunking and embedding started.
-        seconds: f64,
-    },
-    /// A line for the user: `warning: FILE: ...` or `error: FILE: ...` (the document is left
-    /// out; what the store had of it is kept).
-    Message(String),
-}
-
-/// What one [`IndexBuilder::add_files`] call did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AddSummary {
-    /// New documents.
-    pub added: usize,
-    /// Documents indexed before whose content, groups or fields changed.
-    pub updated: usize,
-    /// Documents removed because their file is gone (`remove_missing`).
-    pub removed: usize,
-    /// Documents whose hash equals the store's: not read again.
-    pub unchanged: usize,
-    /// Binary files skipped.
-    pub skipped: usize,
-    /// Documents that could not be read, parsed or chunked; see [`AddSummary::errors`].
-    pub failed: usize,
-    /// Chunks written.
-    pub chunks: usize,
-    /// Chunk texts embedded (late chunking brings its own vectors).
-    pub embedded: usize,
-    /// Embedded chunks longer than the model's window (their tails are only in BM25).
-    pub truncated: usize,
-    /// Documents embedded whose text reads as Dutch while the model is English-only
-    /// (`chunklab_embed::registry::KnownModel::english_only`): their vectors are poor.
-    pub dutch_for_english_model: usize,
-    /// Documents whose chunks were embedded (or came with late chunking's vectors).
-    pub embedded_docs: usize,
-    /// The failed documents' errors, `FILE: problem`.
-    pub errors: Vec<String>,
 }
 
 /// An input with its content hash and size, or why it could not be read.
@@ -624,24 +556,6 @@ impl IndexBuilder {
     /// (documents, chunks) in the store.
     pub fn finish(self) -> Result<(usize, usize)> {
         Ok(self.writer.finish()?)
-    }
-}
-
-impl AddSummary {
-    /// The warning to show when chunks were longer than the model's window, or `None`.
-    pub fn truncation_warning(&self, model_spec: &str, window: usize) -> Option<String> {
-        (self.truncated > 0).then(|| format!(
-            "{} of {} chunks are longer than {model_spec}'s {window}-token window and were truncated before embedding (their tails are only in BM25); --size {window} or less with --model {model_spec} fits the window (without --unit, sizes are then in its own tokens), which is not always the better retrieval: `chunklab bench --corpus DIR --queries FILE --config sweep.toml` with both sizes measures it on your documents",
-            self.truncated, self.embedded
-        ))
-    }
-
-    /// The warning to show when an English-only model embedded Dutch documents, or `None`.
-    pub fn language_warning(&self, model_spec: &str) -> Option<String> {
-        (self.dutch_for_english_model > 0).then(|| format!(
-            "{} of {} documents embedded read as Dutch and {model_spec} is an English model: on the built-in Dutch archive its dense recall is 3.3 % against 55.0 % for e5-small (BM25 reads every language); --model e5-small (the default with --lang nl) embeds Dutch",
-            self.dutch_for_english_model, self.embedded_docs
-        ))
     }
 }
 
