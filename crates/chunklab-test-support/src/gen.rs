@@ -35,6 +35,35 @@ pub fn stress_piece() -> impl Strategy<Value = String> {
     ]
 }
 
+/// One piece of text that stresses sentence and paragraph segmentation: words, spaces, single
+/// and double newlines, a CRLF paragraph break, sentence ends (`.`, `?!`, an ellipsis), Dutch
+/// abbreviations and article numbers, numbered and bulleted list lines, a control character,
+/// emoji with a ZWJ sequence, CJK with its full stop, a no-break space with a paragraph
+/// separator, and any string.
+pub fn segment_piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[a-z]{1,12}",
+        2 => "[A-Z][a-z]{0,8}",
+        2 => Just(" ".to_string()),
+        1 => Just("\n".to_string()),
+        1 => Just("\n\n".to_string()),
+        1 => Just("\r\n\r\n".to_string()),
+        2 => Just(". ".to_string()),
+        1 => Just("?! ".to_string()),
+        1 => Just("... ".to_string()),
+        1 => Just("dhr. ".to_string()),
+        1 => Just("o.a. ".to_string()),
+        1 => Just("art. 3.1 ".to_string()),
+        1 => Just("\n1. ".to_string()),
+        1 => Just("\n- ".to_string()),
+        1 => Just("\x1c".to_string()),
+        1 => Just("😀👩‍👩‍👧".to_string()),
+        1 => Just("中文字符。".to_string()),
+        1 => Just("\u{a0}\u{2029}".to_string()),
+        1 => any::<String>(),
+    ]
+}
+
 /// Text made of `piece`s: mostly a concatenation of `pieces` of them (weight 8), else a run of
 /// `x` whose length is drawn from `run` (1), else any string (1).
 pub fn text_from<S>(

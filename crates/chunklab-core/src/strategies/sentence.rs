@@ -326,36 +326,11 @@ mod tests {
         assert_eq!(c.strategy(), "sentence");
     }
 
-    fn piece() -> impl proptest::strategy::Strategy<Value = String> {
-        use proptest::prelude::*;
-        prop_oneof![
-            4 => "[a-z]{1,12}",
-            2 => "[A-Z][a-z]{0,8}",
-            2 => Just(" ".to_string()),
-            1 => Just("\n".to_string()),
-            1 => Just("\n\n".to_string()),
-            1 => Just("\r\n\r\n".to_string()),
-            2 => Just(". ".to_string()),
-            1 => Just("?! ".to_string()),
-            1 => Just("... ".to_string()),
-            1 => Just("dhr. ".to_string()),
-            1 => Just("o.a. ".to_string()),
-            1 => Just("art. 3.1 ".to_string()),
-            1 => Just("\n1. ".to_string()),
-            1 => Just("\n- ".to_string()),
-            1 => Just("\x1c".to_string()),
-            1 => Just("😀👩‍👩‍👧".to_string()),
-            1 => Just("中文字符。".to_string()),
-            1 => Just("\u{a0}\u{2029}".to_string()),
-            1 => any::<String>(),
-        ]
-    }
-
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 200, ..Default::default() })]
         #[test]
         fn random_text_invariants(
-            parts in proptest::collection::vec(piece(), 0..80),
+            parts in proptest::collection::vec(chunklab_test_support::gen::segment_piece(), 0..80),
             size in 1usize..120,
             overlap in 0usize..3,
             words in proptest::bool::ANY,
