@@ -17,11 +17,21 @@ pub fn render(result: &BenchResult, metric: &str) -> String {
     for (_, h) in &cols {
         out.push_str(&format!(" {h} |"));
     }
-    out.push_str(" chunks | tokens/chunk | index | query p50 ms |\n|---|---|---|---:|");
+    // The index's build time where the sweep varies the graph it builds.
+    let builds = result.rows.iter().any(|r| !r.graph.is_default());
+    out.push_str(" chunks | tokens/chunk | index |");
+    if builds {
+        out.push_str(" build s |");
+    }
+    out.push_str(" query p50 ms |\n|---|---|---|---:|");
     for _ in &cols {
         out.push_str("---:|");
     }
-    out.push_str("---:|---:|---:|---:|\n");
+    out.push_str(if builds {
+        "---:|---:|---:|---:|---:|\n"
+    } else {
+        "---:|---:|---:|---:|\n"
+    });
     let d = if matches!(metric, "mrr" | "ndcg") {
         3
     } else {
@@ -64,12 +74,15 @@ pub fn render(result: &BenchResult, metric: &str) -> String {
             }
         }
         out.push_str(&format!(
-            " {} | {:.0} | {} | {:.2} |\n",
+            " {} | {:.0} | {} |",
             r.cost.chunks,
             r.cost.mean_tokens,
             human_bytes(r.cost.index_bytes),
-            r.cost.query_p50_ms
         ));
+        if builds {
+            out.push_str(&format!(" {:.1} |", r.cost.index_ms / 1000.0));
+        }
+        out.push_str(&format!(" {:.2} |\n", r.cost.query_p50_ms));
     }
     if standing.any_marked() {
         out.push_str(&format!("\n{}\n", separable::LEGEND));
@@ -108,5 +121,33 @@ mod tests {
             "{md}"
         );
         assert!(md.contains(separable::LEGEND), "{md}");
+        assert!(!md.contains("build s"), "{md}");
+    }
+
+    /// A sweep over the graph's shape shows each index's build time, in the table and here.
+    #[test]
+    fn graph_rows_show_their_build_time() {
+        let mut result = three_rows();
+        result.rows[1].graph.ef_construction = Some(80);
+        result.rows[1].cost.index_ms = 3500.0;
+        let md = render(&result, "recall");
+        let header = md
+            .lines()
+            .find(|l| l.starts_with("| configuration"))
+            .unwrap();
+        assert!(
+            header.ends_with("| index | build s | query p50 ms |"),
+            "{md}"
+        );
+        let rule = md.lines().find(|l| l.starts_with("|---")).unwrap();
+        assert_eq!(
+            header.matches('|').count(),
+            rule.matches('|').count(),
+            "{md}"
+        );
+        assert!(md.lines().any(|l| l.contains(" | 3.5 | ")), "{md}");
+        let table = super::super::table::render(&result, "recall");
+        assert!(table.lines().next().unwrap().contains("build s"), "{table}");
+        assert!(table.contains(" 3.5 "), "{table}");
     }
 }
