@@ -17,15 +17,13 @@ fn original() -> Vec<u8> {
 fn parse_mutated(name: &str, edit: impl FnOnce(&mut Vec<u8>)) -> ParsedDocument {
     let mut bytes = original();
     edit(&mut bytes);
-    let dir = std::env::temp_dir().join(format!("chunklab-pdf-damage-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path: PathBuf = dir.join(name);
+    let dir = tempfile::tempdir().unwrap();
+    let path: PathBuf = dir.path().join(name);
     std::fs::write(&path, &bytes).unwrap();
     let read = std::fs::read(&path).unwrap();
     let doc = PdfParser
         .parse(&read, &path, &Limits::default())
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let _ = std::fs::remove_file(&path);
     doc
 }
 

@@ -63,7 +63,8 @@ fn every_strategy_keeps_the_limit_in_hf_tokens() {
 
 #[test]
 fn a_model_directory_and_bad_files_give_clear_errors() {
-    let dir = tempfile_dir();
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
     std::fs::copy(
         fixture("wordpiece-tokenizer.json"),
         dir.join("tokenizer.json"),
@@ -80,10 +81,4 @@ fn a_model_directory_and_bad_files_give_clear_errors() {
     assert!(err.to_string().contains("broken.json"), "{err}");
     let err = sizer_from_spec("tokens", Some("no-such-tokenizer"), false).unwrap_err();
     assert!(err.to_string().contains("unknown tokenizer"), "{err}");
-}
-
-fn tempfile_dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("chunklab-hf-test-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
