@@ -466,7 +466,7 @@ pub fn decode(name: &str, raw: Raw, dec: &Decoding) -> Result<Text, Skip> {
         Raw::Owned(buf) => decode_owned(name, buf, dec).map(Text::Owned),
         Raw::Mapped(map) => {
             if dec.encoding.is_none() && !dec.lossy {
-                check_binary(&map[..map.len().min(BINARY_SNIFF)])?;
+                check_binary(name, &map[..map.len().min(BINARY_SNIFF)])?;
                 let bom = if map.starts_with(b"\xEF\xBB\xBF") {
                     3
                 } else {
@@ -482,7 +482,7 @@ pub fn decode(name: &str, raw: Raw, dec: &Decoding) -> Result<Text, Skip> {
         Raw::Read(bytes) => {
             if dec.encoding.is_none() && !dec.lossy {
                 // As a mapped file: the same checks and messages.
-                check_binary(&bytes[..bytes.len().min(BINARY_SNIFF)])?;
+                check_binary(name, &bytes[..bytes.len().min(BINARY_SNIFF)])?;
                 let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
                     3
                 } else {
@@ -539,7 +539,9 @@ pub fn check_utf8(bytes: &[u8]) -> Result<(), usize> {
     }
 }
 
-fn check_binary(head: &[u8]) -> Result<(), Skip> {
+/// Skips `head`'s input as binary when it has a NUL byte; UTF-16 (a byte order mark) is an error
+/// naming the input `name` and the `--encoding` that reads it.
+fn check_binary(name: &str, head: &[u8]) -> Result<(), Skip> {
     // UTF-16 text has NULs but starts with a BOM; everything else with NULs is binary.
     let utf16_bom = head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF");
     if !utf16_bom && memchr::memchr(0, head).is_some() {
@@ -547,7 +549,7 @@ fn check_binary(head: &[u8]) -> Result<(), Skip> {
     }
     if utf16_bom {
         return Err(Skip::Error(anyhow!(
-            "looks like UTF-16 (byte order mark); pass --encoding utf-16le or utf-16be"
+            "{name}: looks like UTF-16 (byte order mark); pass --encoding utf-16le or utf-16be"
         )));
     }
     Ok(())
@@ -571,10 +573,7 @@ fn decode_owned(name: &str, bytes: Vec<u8>, dec: &Decoding) -> Result<String, Sk
         return Ok(text.into_owned());
     }
     if !dec.lossy {
-        check_binary(&bytes[..bytes.len().min(BINARY_SNIFF)]).map_err(|e| match e {
-            Skip::Error(err) => Skip::Error(anyhow!("{name}: {err}")),
-            other => other,
-        })?;
+        check_binary(name, &bytes[..bytes.len().min(BINARY_SNIFF)])?;
     }
     let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
         3
@@ -682,6 +681,38 @@ mod tests {
                 let file = std::fs::File::open(&path).expect("open");
                 let got = super::read_small(file, told).expect("read");
                 assert_eq!(got, want, "size {size}, told {told}");
+            }
+        }
+    }
+
+    /// A UTF-16 file is refused naming the file, however it was read (mapped, read, or owned).
+    #[test]
+    fn utf16_is_an_error_that_names_the_file() {
+        use super::{decode, Decoding, Raw, Skip};
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("brief.txt");
+        let bytes: Vec<u8> = b"\xFF\xFEh\0i\0".to_vec();
+        std::fs::write(&path, &bytes).expect("write");
+        let file = std::fs::File::open(&path).expect("open");
+        // SAFETY: a private temporary file nothing else writes.
+        let map = unsafe { memmap2::Mmap::map(&file) }.expect("map");
+        let plain = Decoding {
+            encoding: None,
+            lossy: false,
+        };
+        for raw in [
+            Raw::Mapped(map),
+            Raw::Read(bytes.clone()),
+            Raw::Owned(bytes.clone()),
+        ] {
+            match decode("brief.txt", raw, &plain) {
+                Err(Skip::Error(e)) => {
+                    let e = e.to_string();
+                    assert!(e.starts_with("brief.txt: looks like UTF-16"), "{e}");
+                    assert!(e.contains("--encoding utf-16le"), "{e}");
+                }
+                Err(Skip::Binary) => panic!("skipped as binary"),
+                Ok(_) => panic!("decoded"),
             }
         }
     }
