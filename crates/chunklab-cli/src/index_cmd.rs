@@ -151,14 +151,11 @@ pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
         hnsw_ef_construction: a.hnsw_ef_construction,
     };
     // Out-of-range graph settings, named as the flags.
-    cfg.hnsw(&location).map_err(|e| {
-        anyhow::anyhow!(
-            "{}",
-            e.to_string()
-                .replace("hnsw_ef_construction", "--hnsw-ef-construction")
-                .replace("hnsw_m", "--hnsw-m")
-        )
-    })?;
+    cfg.hnsw(&location)
+        .map_err(|e| match e.downcast_ref::<chunklab_index::BadHnsw>() {
+            Some(bad) => anyhow::anyhow!("{}", bad.spelled(crate::args::flag)),
+            None => e,
+        })?;
     let mut builder =
         match IndexBuilder::create_for(&location, pipeline, &cfg, Sample::Inputs(&inputs)) {
             Ok(b) => b,

@@ -140,7 +140,7 @@ k = 10
         assert_eq!(e[0].0, 5, "{e:?}");
         assert!(
             e[0].1.contains(
-                "`hnsw_ef_construction`: 128 (must be 4 to 1000 and at least twice hnsw_m, 160)"
+                "`hnsw_ef_construction`: 128 (must be 4 to 1000 and at least twice `hnsw_m`, 160)"
             ),
             "{e:?}"
         );

@@ -36,7 +36,11 @@ pub enum Error {
         /// The writer's pid, when its lock file says.
         pid: Option<u32>,
     },
-    /// The index was built with other settings than the ones asked for.
+    /// The store was built with other settings than the run asks for.
+    #[error("{0}")]
+    Refused(crate::Refusal),
+    /// The store cannot be read or written by this chunklab as it is (a schema of another
+    /// version, shards built with other settings).
     #[error("{0}")]
     Mismatch(String),
     /// The query cannot be run (empty, no vector for dense search, ...).

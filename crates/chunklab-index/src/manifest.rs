@@ -9,6 +9,8 @@
 //! is ignored (and deleted by the next writer).
 
 use crate::error::{io, Error, Result};
+use crate::graph_settings::HnswSettings;
+use crate::mismatch::{Difference, Mismatch};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::Write;
@@ -58,11 +60,15 @@ pub struct Settings {
 impl Settings {
     /// Why `other` (the settings of a new run) cannot write into an index built with `self`, or
     /// `None` when they are equal.
-    pub fn mismatch(&self, other: &Settings) -> Option<String> {
+    pub fn mismatch(&self, other: &Settings) -> Option<Mismatch> {
         let mut diffs = Vec::new();
-        let mut cmp = |what: &str, old: String, new: String| {
-            if old != new {
-                diffs.push(format!("{what}: index has `{old}`, this run has `{new}`"));
+        let mut cmp = |setting: &'static str, stored: String, asked: String| {
+            if stored != asked {
+                diffs.push(Difference {
+                    setting,
+                    stored,
+                    asked,
+                });
             }
         };
         cmp("chunker", self.chunker.clone(), other.chunker.clone());
@@ -79,115 +85,7 @@ impl Settings {
         if let (Some(old), Some(new)) = (self.hnsw, other.hnsw) {
             cmp("hnsw", old.to_string(), new.to_string());
         }
-        (!diffs.is_empty()).then(|| diffs.join("; "))
-    }
-}
-
-/// The shape of an HNSW graph, fixed when the graph is built: what a faster bulk load trades
-/// against recall (docs/PERFORMANCE.md, "Index": at 1M items `ef_construction` 80 inserts about
-/// 5,000 items/s where 128 inserts 3,159/s, and needs a query `ef` of 192 for recall@10 0.98).
-///
-/// ```
-/// use chunklab_index::HnswSettings;
-/// let s: HnswSettings = "m=16,ef_construction=80".parse().unwrap();
-/// assert_eq!((s.m, s.ef_construction), (16, 80));
-/// assert_eq!(s.to_string(), "m=16,ef_construction=80");
-/// assert!(HnswSettings::new(1, 80).is_err());
-/// ```
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct HnswSettings {
-    /// Links per node on the upper levels (the base level keeps `2 * m`): 2 to 100.
-    pub m: usize,
-    /// Candidate list size while inserting: 4 to 1,000, at least `2 * m`.
-    pub ef_construction: usize,
-}
-
-impl HnswSettings {
-    /// An index directory's default: `m = 16, ef_construction = 128` (recall@10 0.994 at 1M
-    /// items with the default query `ef` of 128).
-    pub const DIRECTORY: HnswSettings = HnswSettings {
-        m: 16,
-        ef_construction: 128,
-    };
-
-    /// A PostgreSQL store's default: pgvector's `m = 16, ef_construction = 64`.
-    pub const POSTGRES: HnswSettings = HnswSettings {
-        m: 16,
-        ef_construction: 64,
-    };
-
-    /// Checked settings; the error names the parameter (`hnsw_m`, `hnsw_ef_construction`). The
-    /// bounds are pgvector's, so that one setting suits both stores.
-    pub fn new(m: usize, ef_construction: usize) -> std::result::Result<HnswSettings, String> {
-        if !(2..=100).contains(&m) {
-            return Err(format!("hnsw_m: {m} (must be 2 to 100)"));
-        }
-        if !(4..=1000).contains(&ef_construction) || ef_construction < 2 * m {
-            return Err(format!(
-                "hnsw_ef_construction: {ef_construction} (must be 4 to 1000 and at least twice hnsw_m, {})",
-                2 * m
-            ));
-        }
-        Ok(HnswSettings { m, ef_construction })
-    }
-
-    /// The settings a run names, the unnamed one taken from the store's `default`; `None` when
-    /// it names neither (the store keeps what it has, or its default). Checked as [`Self::new`].
-    ///
-    /// ```
-    /// use chunklab_index::HnswSettings;
-    /// let s = HnswSettings::resolve(None, Some(80), HnswSettings::DIRECTORY).unwrap();
-    /// assert_eq!(s, Some(HnswSettings { m: 16, ef_construction: 80 }));
-    /// assert_eq!(HnswSettings::resolve(None, None, HnswSettings::POSTGRES), Ok(None));
-    /// assert!(HnswSettings::resolve(Some(48), None, HnswSettings::POSTGRES).is_err());
-    /// ```
-    pub fn resolve(
-        m: Option<usize>,
-        ef_construction: Option<usize>,
-        default: HnswSettings,
-    ) -> std::result::Result<Option<HnswSettings>, String> {
-        if m.is_none() && ef_construction.is_none() {
-            return Ok(None);
-        }
-        HnswSettings::new(
-            m.unwrap_or(default.m),
-            ef_construction.unwrap_or(default.ef_construction),
-        )
-        .map(Some)
-    }
-}
-
-impl std::fmt::Display for HnswSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "m={},ef_construction={}", self.m, self.ef_construction)
-    }
-}
-
-impl std::str::FromStr for HnswSettings {
-    type Err = String;
-
-    /// `m=M,ef_construction=E` (the [`Display`](std::fmt::Display) form), both keys given.
-    fn from_str(text: &str) -> std::result::Result<HnswSettings, String> {
-        let (mut m, mut ef) = (None, None);
-        for part in text.split(',') {
-            let (key, value) = part.split_once('=').ok_or_else(|| {
-                format!("hnsw: {part:?} is not KEY=VALUE (m=16,ef_construction=128)")
-            })?;
-            let value: usize = value
-                .trim()
-                .parse()
-                .map_err(|_| format!("hnsw: {key}={value:?} is not a whole number"))?;
-            match key.trim() {
-                "m" => m = Some(value),
-                "ef_construction" => ef = Some(value),
-                other => return Err(format!("hnsw: unknown key {other:?} (m, ef_construction)")),
-            }
-        }
-        match (m, ef) {
-            (Some(m), Some(ef)) => HnswSettings::new(m, ef),
-            _ => Err("hnsw: give both m and ef_construction (m=16,ef_construction=128)".into()),
-        }
+        (!diffs.is_empty()).then_some(Mismatch(diffs))
     }
 }
 
@@ -352,7 +250,7 @@ mod tests {
         assert_eq!(Manifest::read(dir.path()).unwrap(), m);
         let mut other = settings();
         other.model = "e5-small".into();
-        let why = settings().mismatch(&other).unwrap();
+        let why = settings().mismatch(&other).unwrap().to_string();
         assert!(
             why.contains("model: index has `minilm`, this run has `e5-small`"),
             "{why}"
@@ -361,7 +259,7 @@ mod tests {
         // Graph settings are compared only when the run names them.
         let mut fast = settings();
         fast.hnsw = Some(HnswSettings::new(16, 80).unwrap());
-        let why = settings().mismatch(&fast).unwrap();
+        let why = settings().mismatch(&fast).unwrap().to_string();
         assert!(
             why.contains("hnsw: index has `m=16,ef_construction=128`"),
             "{why}"

@@ -14,7 +14,8 @@
 //! rebuilt from the store.
 
 use crate::error::{io, Error, Result};
-use crate::manifest::{sync_dir, HnswSettings};
+use crate::graph_settings::HnswSettings;
+use crate::manifest::sync_dir;
 use crate::store::Store;
 use crate::vectors::{HnswParams, VectorIndex};
 use std::collections::HashSet;

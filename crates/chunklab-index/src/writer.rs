@@ -2,8 +2,10 @@
 
 use crate::bm25::{self, Bm25, BM25_DIR};
 use crate::error::{io, Error, Result};
+use crate::graph_settings::HnswSettings;
 use crate::lock::{WriterLock, LOCK_FILE};
-use crate::manifest::{HnswSettings, Manifest, Settings, MANIFEST_FILE};
+use crate::manifest::{Manifest, Settings, MANIFEST_FILE};
+use crate::mismatch::{Refusal, StoreKind};
 use crate::store::{ChunkRecord, Damage, DocRecord, Store, STORE_DIR};
 use crate::vectors::VectorIndex;
 use crate::{fill_bm25, remove_dir, snapshot};
@@ -248,11 +250,12 @@ impl IndexWriter {
                 None
             }
             Some(mut m) => {
-                if let Some(why) = m.settings.mismatch(&settings) {
-                    return Err(Error::Mismatch(format!(
-                        "{}: the index was built with other settings ({why}); use a new --index directory, or --rebuild to re-index everything with the new settings",
-                        dir.display()
-                    )));
+                if let Some(mismatch) = m.settings.mismatch(&settings) {
+                    return Err(Error::Refused(Refusal {
+                        location: dir.display().to_string(),
+                        mismatch,
+                        store: StoreKind::Directory,
+                    }));
                 }
                 // This run's configuration is recorded with its first commit.
                 if settings.run.is_some() {

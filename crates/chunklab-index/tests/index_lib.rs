@@ -561,8 +561,19 @@ fn the_graph_settings_are_chosen_once_and_kept() {
     let e = IndexWriter::open(dir.path(), with(Some(HnswSettings::DIRECTORY)), false)
         .err()
         .unwrap();
+    let Error::Refused(refusal) = &e else {
+        panic!("not refused for its settings: {e}")
+    };
+    assert!(refusal.mismatch.only("hnsw"), "{e}");
+    assert_eq!(
+        (
+            refusal.mismatch.0[0].stored.as_str(),
+            refusal.mismatch.0[0].asked.as_str()
+        ),
+        ("m=24,ef_construction=80", "m=16,ef_construction=128")
+    );
     assert!(
-        matches!(&e, Error::Mismatch(m) if m.contains("hnsw: index has `m=24,ef_construction=80`, this run has `m=16,ef_construction=128`")),
+        e.to_string().contains("hnsw: index has `m=24,ef_construction=80`, this run has `m=16,ef_construction=128`); use a new --index directory"),
         "{e}"
     );
     let mut w = IndexWriter::open(dir.path(), with(Some(HnswSettings::DIRECTORY)), true).unwrap();

@@ -67,12 +67,12 @@ pub fn default_model(lang: Lang) -> &'static str {
     }
 }
 
-/// The store's refusal of a run's settings (`chunklab_index::Error::Mismatch`, from an index
-/// directory or a PostgreSQL store) when that is what `e` is, anywhere in its chain: its message.
-pub fn settings_refused(e: &anyhow::Error) -> Option<&str> {
+/// The store's refusal of a run's settings (`chunklab_index::Error::Refused`, from an index
+/// directory or a PostgreSQL store) when that is what `e` is, anywhere in its chain.
+pub fn settings_refused(e: &anyhow::Error) -> Option<&chunklab_index::Refusal> {
     e.chain()
         .find_map(|c| match c.downcast_ref::<chunklab_index::Error>() {
-            Some(chunklab_index::Error::Mismatch(m)) => Some(m.as_str()),
+            Some(chunklab_index::Error::Refused(r)) => Some(r),
             _ => None,
         })
 }
@@ -252,15 +252,23 @@ impl IndexBuilder {
         self.model_choice.as_deref()
     }
 
-    /// Chunk the next documents with `pipeline`; refused (naming the differences) when the
-    /// settings it gives differ from the store's: one index holds one chunking configuration.
+    /// Chunk the next documents with `pipeline`; refused as opening the store with it would be
+    /// ([`chunklab_index::Error::Refused`], naming the differences) when the settings it gives
+    /// differ from the store's: one index holds one chunking configuration.
     pub fn set_pipeline(&mut self, pipeline: Arc<Pipeline>) -> Result<()> {
         let settings = pipeline.index_settings(&self.model_spec, self.model.as_ref());
-        if let Some(why) = self.writer.settings().mismatch(&settings) {
-            bail!(
-                "{}: the index holds chunks of other settings ({why}); one index takes one configuration (rebuild it, or use another index)",
-                self.writer.location()
-            );
+        if let Some(mismatch) = self.writer.settings().mismatch(&settings) {
+            let location = self.writer.location();
+            let store = match chunklab_postgres::is_postgres_url(&location) {
+                true => chunklab_index::StoreKind::Postgres,
+                false => chunklab_index::StoreKind::Directory,
+            };
+            return Err(chunklab_index::Error::Refused(chunklab_index::Refusal {
+                location,
+                mismatch,
+                store,
+            })
+            .into());
         }
         self.pipeline = pipeline;
         // Read by the other pipeline (its reading options may differ).

@@ -20,7 +20,7 @@
 use crate::conn::{cause, is_connection_lost, Target};
 use crate::schema;
 use chunklab_core::Lang;
-use chunklab_index::{Error, HnswSettings, NewDocument, Settings, StoreWriter};
+use chunklab_index::{Error, HnswSettings, NewDocument, Refusal, Settings, StoreKind, StoreWriter};
 use pgvector::Vector;
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::{ToSql, Type};
@@ -85,11 +85,12 @@ impl PgWriter {
         let mut settings = settings;
         match schema::read_settings(&mut client)? {
             Some(s) if !rebuild => {
-                if let Some(why) = s.mismatch(&settings) {
-                    return Err(Error::Mismatch(format!(
-                        "{}: {why}; index again with --rebuild to replace everything",
-                        target.shown()
-                    )));
+                if let Some(mismatch) = s.mismatch(&settings) {
+                    return Err(Error::Refused(Refusal {
+                        location: target.shown().to_string(),
+                        mismatch,
+                        store: StoreKind::Postgres,
+                    }));
                 }
                 // A run that names no graph settings takes the store's.
                 settings.hnsw = s.hnsw;

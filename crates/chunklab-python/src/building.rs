@@ -120,7 +120,9 @@ impl Building {
         match &mut self.builder {
             Some(b) => {
                 if !Arc::ptr_eq(b.pipeline(), &pipeline) {
-                    b.set_pipeline(pipeline)?;
+                    let recorded = self.stored.as_ref().is_some_and(Option::is_some);
+                    b.set_pipeline(pipeline)
+                        .map_err(|e| in_python_words(e, recorded))?;
                 }
             }
             None => {
@@ -215,27 +217,32 @@ fn notes(b: &IndexBuilder) -> Vec<String> {
 /// An index's refusal of other settings, with Python's remedies instead of the CLI's flags
 /// (and, when the index records a configuration, how to take it).
 fn in_python_words(e: anyhow::Error, recorded: bool) -> anyhow::Error {
-    let Some(msg) = settings_refused(&e).map(str::to_string) else {
+    let Some(refusal) = settings_refused(&e) else {
         return e;
     };
-    if msg.contains("schema") {
-        return e;
-    }
-    const REMEDY: &str = "one index takes one configuration (create it with rebuild=True to index everything again with these settings, or use another index)";
-    let mut msg = msg
-        .replace(
-            "use a new --index directory, or --rebuild to re-index everything with the new settings",
-            REMEDY,
-        )
-        .replace("index again with --rebuild to replace everything", REMEDY);
+    let mut msg = format!(
+        "{}: the index was built with other settings ({}); one index takes one configuration (create it with rebuild=True to index everything again with these settings, or use another index)",
+        refusal.location, refusal.mismatch
+    );
     // When the graph settings are the only difference, the chunking keywords have nothing to
     // do with it.
-    let only_graph = msg.matches("index has `").count() == 1 && msg.contains("hnsw: index has");
-    if recorded && !only_graph {
+    if recorded && !refusal.mismatch.only("hnsw") {
         msg.push_str("; without chunking keyword arguments the index's own configuration is taken");
     }
-    chunklab_index::Error::Mismatch(msg).into()
+    Refused(msg).into()
 }
+
+/// An index's refusal of other settings, in Python's words: a `ConfigError`.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
 
 /// The truncation and language warnings with Python's keywords and `chunklab.bench` for the
 /// CLI's flags.
@@ -275,9 +282,7 @@ pub fn index_error(location: &str, e: anyhow::Error) -> PyErr {
         "model ",
         "index location",
     ];
-    if params.iter().any(|p| msg.starts_with(p))
-        || msg.contains("one index takes one configuration")
-    {
+    if params.iter().any(|p| msg.starts_with(p)) || e.downcast_ref::<Refused>().is_some() {
         return crate::errors::ConfigError::new_err(msg);
     }
     if e.chain().any(|c| {

@@ -66,9 +66,9 @@ impl IndexState {
             match Pipeline::new(write) {
                 Ok(p) => {
                     let why = match (&p.model, &p.config.model) {
-                        (Some(m), Some(spec)) => {
-                            settings.mismatch(&p.index_settings(spec, m.as_ref()))
-                        }
+                        (Some(m), Some(spec)) => settings
+                            .mismatch(&p.index_settings(spec, m.as_ref()))
+                            .map(|why| why.to_string()),
                         _ => Some("the index has no embedding model".to_string()),
                     };
                     (Some(Arc::new(p)), why)

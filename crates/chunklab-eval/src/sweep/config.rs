@@ -1,7 +1,7 @@
 //! One row of a benchmark: a [`ChunkSpec`], a model, a retrieval [`Mode`] and k.
 
 use super::spec::ChunkSpec;
-use chunklab_index::HnswSettings;
+use chunklab_index::{BadHnsw, HnswSettings};
 use serde::Serialize;
 
 /// How chunks are retrieved: a retriever of the index, optionally followed by a reranker over
@@ -142,7 +142,7 @@ impl Graph {
 
     /// The settings to build with on a store whose default is `default` (`None`: the default).
     /// The error names the sweep key.
-    pub fn settings(&self, default: HnswSettings) -> Result<Option<HnswSettings>, String> {
+    pub fn settings(&self, default: HnswSettings) -> Result<Option<HnswSettings>, BadHnsw> {
         HnswSettings::resolve(self.m, self.ef_construction, default)
     }
 

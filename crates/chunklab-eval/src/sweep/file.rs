@@ -375,7 +375,7 @@ fn config_from(
     // Checked against an index directory's default; a PostgreSQL store (`--store`) checks
     // against its own when it builds.
     graph.settings(HnswSettings::DIRECTORY).map_err(|e| {
-        let key = e.split(':').next().unwrap_or("hnsw_m");
+        let key = e.param();
         // At the line of a key the row gives (`hnsw_m` alone can ask for more than the default
         // ef_construction allows).
         let at = match m.contains_key(key) {
@@ -385,7 +385,7 @@ fn config_from(
                 .find(|k| m.contains_key(*k))
                 .unwrap_or(key),
         };
-        err(at, format!("`{key}`{}", &e[key.len()..]))
+        err(at, e.spelled(|k| format!("`{k}`")))
     })?;
     let label = string("label")?;
     let mut out = Vec::new();

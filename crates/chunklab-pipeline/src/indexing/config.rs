@@ -42,7 +42,7 @@ impl Default for IndexConfig {
 impl IndexConfig {
     /// The graph settings named, the other one at the default of the store at `location` (an
     /// index directory or a PostgreSQL URL); `None` when neither is named. The error names the
-    /// parameter.
+    /// parameter ([`chunklab_index::BadHnsw`], for faces to spell it their way).
     ///
     /// ```
     /// use chunklab_pipeline::indexing::IndexConfig;
@@ -62,6 +62,6 @@ impl IndexConfig {
             false => HnswSettings::DIRECTORY,
         };
         HnswSettings::resolve(self.hnsw_m, self.hnsw_ef_construction, default)
-            .map_err(anyhow::Error::msg)
+            .map_err(anyhow::Error::new)
     }
 }
