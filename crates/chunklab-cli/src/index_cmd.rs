@@ -14,7 +14,7 @@
 use crate::args::{chunking_flags_given, cli_error, ChunkingArgs};
 use anyhow::{bail, Result};
 use chunklab_pipeline::indexing::{
-    settings_refused, stored_run, IndexBuilder, IndexConfig, IndexRun, Progress, Sample,
+    settings_refused, stored_run, Flags, IndexBuilder, IndexConfig, IndexRun, Progress, Sample,
 };
 use chunklab_pipeline::Pipeline;
 use clap::parser::ValueSource;
@@ -268,8 +268,8 @@ pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
         pb.finish_and_clear();
     }
     let warnings = [
-        s.truncation_warning(&model_spec, window),
-        s.language_warning(&model_spec),
+        s.truncation_warning(&model_spec, window, &Flags),
+        s.language_warning(&model_spec, &Flags),
     ];
     for w in warnings.into_iter().flatten() {
         eprintln!("warning: {w}");

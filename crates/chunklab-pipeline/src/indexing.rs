@@ -44,7 +44,7 @@ pub use config::IndexConfig;
 pub use corpus_lang::{corpus_lang, CorpusLang, Sample, SAMPLE_DOCS};
 pub use embedding::{chunk_document, document_hash, embed_documents, ChunkedDocument};
 pub use run::{stored_run, IndexRun};
-pub use summary::{AddSummary, Progress};
+pub use summary::{AddSummary, Flags, Progress, Spelling};
 
 /// The embedding model a new index takes when the pipeline names none: `e5-small` for Dutch
 /// (`lang = nl`), `minilm` otherwise.

@@ -12,7 +12,8 @@ use crate::chunker::pipeline_for;
 use crate::config::from_pairs;
 use crate::errors::{config_error, pipeline_error, IndexingError, ParseError};
 use chunklab_pipeline::indexing::{
-    settings_refused, stored_run, AddSummary, IndexBuilder, IndexConfig, IndexRun, Progress, Sample,
+    settings_refused, stored_run, AddSummary, IndexBuilder, IndexConfig, IndexRun, Progress,
+    Sample, Spelling,
 };
 use chunklab_pipeline::Pipeline;
 use pyo3::prelude::*;
@@ -161,10 +162,12 @@ impl Building {
         let (spec, model) = b.model();
         let window = model.token_capacity();
         warnings.extend(
-            [s.truncation_warning(spec, window), s.language_warning(spec)]
-                .into_iter()
-                .flatten()
-                .map(|w| warning_in_python_words(&w, spec, window)),
+            [
+                s.truncation_warning(spec, window, &Keywords),
+                s.language_warning(spec, &Keywords),
+            ]
+            .into_iter()
+            .flatten(),
         );
         Ok(Outcome { value: s, warnings })
     }
@@ -244,20 +247,22 @@ impl std::fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
-/// The truncation and language warnings with Python's keywords and `chunklab.bench` for the
-/// CLI's flags.
-fn warning_in_python_words(w: &str, spec: &str, window: usize) -> String {
-    w.replace(
-        &format!("--size {window} or less with --model {spec}"),
-        &format!("size={window} or less with model=\"{spec}\""),
-    )
-    .replace("without --unit", "without unit")
-    .replace("--model e5-small", "model=\"e5-small\"")
-    .replace("with --lang nl", "with lang=\"nl\"")
-    .replace(
-        "`chunklab bench --corpus DIR --queries FILE --config sweep.toml`",
-        "`chunklab.bench(corpus=DIR, queries=FILE, config=\"sweep.toml\")`",
-    )
+/// Python's spelling of the settings the library's advice names: keyword arguments
+/// (`size=254`, `model="e5-small"`) and `chunklab.bench`.
+struct Keywords;
+
+impl Spelling for Keywords {
+    fn setting(&self, key: &str, value: &serde_json::Value) -> String {
+        format!("{key}={value}")
+    }
+
+    fn key(&self, key: &str) -> String {
+        key.to_string()
+    }
+
+    fn bench(&self) -> String {
+        "`chunklab.bench(corpus=DIR, queries=FILE, config=\"sweep.toml\")`".into()
+    }
 }
 
 /// One document given as text.

@@ -330,7 +330,8 @@ pub async fn put_document(
                 .map(|w| staged.message(0, w.clone()))
                 .collect();
             // The library's stage, so the warnings are the CLI's: chunks past the model's
-            // window, Dutch documents for an English model.
+            // window, Dutch documents for an English model (their remedies are the command
+            // line's: the index is built and rebuilt with `chunklab index`).
             let spec = ix.searcher().store().settings().model.clone();
             let mut summary = indexing::AddSummary::default();
             let (_, doc) =
@@ -340,8 +341,8 @@ pub async fn put_document(
                     .expect("one document in, one out");
             warnings.extend(
                 [
-                    summary.truncation_warning(&spec, model.token_capacity()),
-                    summary.language_warning(&spec),
+                    summary.truncation_warning(&spec, model.token_capacity(), &indexing::Flags),
+                    summary.language_warning(&spec, &indexing::Flags),
                 ]
                 .into_iter()
                 .flatten(),

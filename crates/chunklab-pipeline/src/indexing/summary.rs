@@ -75,19 +75,77 @@ pub struct AddSummary {
 }
 
 impl AddSummary {
-    /// The warning to show when chunks were longer than the model's window, or `None`.
-    pub fn truncation_warning(&self, model_spec: &str, window: usize) -> Option<String> {
+    /// The warning to show when chunks were longer than the model's window, or `None`; its
+    /// remedy names the settings as `spelling` does.
+    ///
+    /// ```
+    /// use chunklab_pipeline::indexing::{AddSummary, Flags};
+    /// let s = AddSummary { truncated: 5, embedded: 9, ..AddSummary::default() };
+    /// let w = s.truncation_warning("minilm", 254, &Flags).unwrap();
+    /// assert!(w.starts_with("5 of 9 chunks are longer than minilm's 254-token window"));
+    /// assert!(w.contains("--size 254 or less with --model minilm fits the window (without --unit,"));
+    /// assert_eq!(AddSummary::default().truncation_warning("minilm", 254, &Flags), None);
+    /// ```
+    pub fn truncation_warning(
+        &self,
+        model_spec: &str,
+        window: usize,
+        spelling: &dyn Spelling,
+    ) -> Option<String> {
         (self.truncated > 0).then(|| format!(
-            "{} of {} chunks are longer than {model_spec}'s {window}-token window and were truncated before embedding (their tails are only in BM25); --size {window} or less with --model {model_spec} fits the window (without --unit, sizes are then in its own tokens), which is not always the better retrieval: `chunklab bench --corpus DIR --queries FILE --config sweep.toml` with both sizes measures it on your documents",
-            self.truncated, self.embedded
+            "{} of {} chunks are longer than {model_spec}'s {window}-token window and were truncated before embedding (their tails are only in BM25); {} or less with {} fits the window (without {}, sizes are then in its own tokens), which is not always the better retrieval: {} with both sizes measures it on your documents",
+            self.truncated,
+            self.embedded,
+            spelling.setting("size", &window.into()),
+            spelling.setting("model", &model_spec.into()),
+            spelling.key("unit"),
+            spelling.bench(),
         ))
     }
 
-    /// The warning to show when an English-only model embedded Dutch documents, or `None`.
-    pub fn language_warning(&self, model_spec: &str) -> Option<String> {
+    /// The warning to show when an English-only model embedded Dutch documents, or `None`; its
+    /// remedy names the settings as `spelling` does.
+    pub fn language_warning(&self, model_spec: &str, spelling: &dyn Spelling) -> Option<String> {
         (self.dutch_for_english_model > 0).then(|| format!(
-            "{} of {} documents embedded read as Dutch and {model_spec} is an English model: on the built-in Dutch archive its dense recall is 3.3 % against 55.0 % for e5-small (BM25 reads every language); --model e5-small (the default with --lang nl) embeds Dutch",
-            self.dutch_for_english_model, self.embedded_docs
+            "{} of {} documents embedded read as Dutch and {model_spec} is an English model: on the built-in Dutch archive its dense recall is 3.3 % against 55.0 % for e5-small (BM25 reads every language); {} (the default with {}) embeds Dutch",
+            self.dutch_for_english_model,
+            self.embedded_docs,
+            spelling.setting("model", &"e5-small".into()),
+            spelling.setting("lang", &"nl".into()),
         ))
+    }
+}
+
+/// How a face writes the settings that the library's advice names: the command line's
+/// `--size 254`, Python's `size=254`. Keys are the configuration's (`size`, `model`, `unit`,
+/// `lang`).
+pub trait Spelling {
+    /// Key `key` set to `value`.
+    fn setting(&self, key: &str, value: &serde_json::Value) -> String;
+    /// Key `key` alone.
+    fn key(&self, key: &str) -> String;
+    /// How to run the lab on a corpus, its queries and a sweep file.
+    fn bench(&self) -> String;
+}
+
+/// The command line's spelling (`--size 254`, `--model e5-small`), also the HTTP server's:
+/// the index it writes to is built and rebuilt with `chunklab index`.
+#[derive(Debug, Clone, Copy)]
+pub struct Flags;
+
+impl Spelling for Flags {
+    fn setting(&self, key: &str, value: &serde_json::Value) -> String {
+        match value {
+            serde_json::Value::String(s) => format!("{} {s}", self.key(key)),
+            other => format!("{} {other}", self.key(key)),
+        }
+    }
+
+    fn key(&self, key: &str) -> String {
+        format!("--{}", key.replace('_', "-"))
+    }
+
+    fn bench(&self) -> String {
+        "`chunklab bench --corpus DIR --queries FILE --config sweep.toml`".into()
     }
 }
