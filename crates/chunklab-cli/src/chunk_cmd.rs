@@ -220,12 +220,22 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     if !a.quiet {
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
-            "chunked {docs} documents ({:.1} MB) into {chunks} chunks with {} in {secs:.2} s ({:.1} MB/s){}{}",
+            "chunked {} ({:.1} MB) into {} with {} in {secs:.2} s ({:.1} MB/s){}{}",
+            count(docs, "document"),
             bytes as f64 / 1e6,
+            count(chunks, "chunk"),
             pipeline.chunker.config(),
             bytes as f64 / 1e6 / secs.max(1e-9),
-            if skipped > 0 { format!("; {skipped} binary files skipped") } else { String::new() },
-            if failed > 0 { format!("; {failed} files FAILED") } else { String::new() },
+            if skipped > 0 {
+                format!("; {} skipped", count(skipped, "binary file"))
+            } else {
+                String::new()
+            },
+            if failed > 0 {
+                format!("; {} FAILED", count(failed, "file"))
+            } else {
+                String::new()
+            },
         );
         if let Some(late) = &pipeline.late {
             eprintln!("{}", late.summary());
@@ -387,4 +397,12 @@ fn chunk_big(
         },
         Err(skip) => Outcome::Skipped(skip),
     })
+}
+
+/// `n` and the noun, plural unless `n` is 1: `1 document`, `3 documents`.
+fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
 }

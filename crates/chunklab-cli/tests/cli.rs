@@ -239,6 +239,13 @@ fn binary_is_skipped_with_a_warning() {
     let out = chunklab(&["chunk", dir.path().to_str().unwrap()], None);
     assert!(out.status.success());
     assert!(stderr(&out).contains("blob.bin: binary file skipped"));
+    // The summary counts in words that agree with the numbers.
+    assert!(
+        stderr(&out).contains("chunked 1 document (0.0 MB) into 1 chunk with"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("; 1 binary file skipped"));
     assert_eq!(lines(&out).len(), 1);
 }
 
