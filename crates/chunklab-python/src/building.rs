@@ -3,10 +3,10 @@
 //! of each call into the pipeline configuration, opens the builder on first use (the chunking
 //! configuration is known only then) and maps its results and errors onto Python values.
 //!
-//! As `chunklab index` does, a call without chunking keyword arguments (neither in `create` nor
-//! in the call; `fetch` does not count) on an index written before takes the configuration the
-//! index records ([`IndexRun`]), and an index created without `acl`/`meta` keeps its recorded
-//! rules; `rebuild=True` takes only what is given.
+//! As `chunklab index` does, a call without keyword arguments on an index written before takes
+//! the configuration the index records ([`IndexRun`]), with `create`'s `model` and `lang` over
+//! it (refused by the index when they differ from its own), and an index created without
+//! `acl`/`meta` keeps its recorded rules; `rebuild=True` takes only what is given.
 
 use crate::chunker::pipeline_for;
 use crate::config::from_pairs;
@@ -74,24 +74,32 @@ impl Building {
     }
 
     /// The pipeline of a call: its keyword arguments over those of `create`. A keyword `create`
-    /// fixed (model, lang, fetch) may be repeated only with the same value. Without chunking
-    /// keyword arguments, the configuration of the open builder, else the index's recorded one.
+    /// fixed (model, lang, fetch) may be repeated only with the same value. Without keyword
+    /// arguments, the configuration of the open builder, else the index's recorded one with
+    /// `create`'s model and lang over it (the index refuses them if they differ from its own).
     pub fn pipeline(
         &mut self,
         py: Python<'_>,
         call: Vec<(String, Value)>,
     ) -> PyResult<Arc<Pipeline>> {
-        let bare = call.is_empty() && self.base.iter().all(|(k, _)| k == "fetch");
-        if bare {
+        if call.is_empty() {
             if let Some(b) = &self.builder {
                 return Ok(b.pipeline().clone());
             }
+            let given = from_pairs(self.base.clone())?;
+            let named = |key: &str| self.base.iter().any(|(k, _)| k == key);
+            let (model, lang) = (named("model"), named("lang"));
             let location = self.location.clone();
-            let fetch = self.base.iter().any(|(k, _)| k == "fetch");
             let stored = self.stored().map_err(|e| index_error(&location, e))?;
             if let Some(run) = stored {
                 let mut cfg = run.pipeline.clone();
-                cfg.fetch = fetch;
+                cfg.fetch = given.fetch;
+                if model {
+                    cfg.model = given.model;
+                }
+                if lang {
+                    cfg.chunking.lang = given.chunking.lang;
+                }
                 return pipeline_for(py, cfg);
             }
         }
@@ -121,9 +129,9 @@ impl Building {
         match &mut self.builder {
             Some(b) => {
                 if !Arc::ptr_eq(b.pipeline(), &pipeline) {
-                    let recorded = self.stored.as_ref().is_some_and(Option::is_some);
+                    // A bare call takes the open builder's configuration, which is the index's.
                     b.set_pipeline(pipeline)
-                        .map_err(|e| in_python_words(e, recorded))?;
+                        .map_err(|e| in_python_words(e, true))?;
                 }
             }
             None => {
@@ -230,7 +238,7 @@ fn in_python_words(e: anyhow::Error, recorded: bool) -> anyhow::Error {
     // When the graph settings are the only difference, the chunking keywords have nothing to
     // do with it.
     if recorded && !refusal.mismatch.only("hnsw") {
-        msg.push_str("; without chunking keyword arguments the index's own configuration is taken");
+        msg.push_str("; a call without keyword arguments takes the index's own configuration");
     }
     Refused(msg).into()
 }

@@ -69,8 +69,12 @@ def test_add_files_is_incremental_and_one_configuration_per_index(built, parkere
     _, py_idx, _ = built
     again = py_idx.add_files([parkeren], **OPTS)
     assert (again["added"], again["updated"], again["unchanged"], again["embedded"]) == (0, 0, 1, 0)
-    with pytest.raises(chunklab.ConfigError, match="size=200"):
+    with pytest.raises(chunklab.ConfigError, match="size=200") as refused:
         py_idx.add_files([parkeren], strategy="sentence", size=200, unit="chars")
+    # In Python's words, and true to them: a bare call takes the index's configuration.
+    assert "rebuild=True" in str(refused.value) and "--" not in str(refused.value), refused.value
+    assert "a call without keyword arguments takes" in str(refused.value), refused.value
+    assert py_idx.add_files([parkeren])["unchanged"] == 1
     with pytest.raises(chunklab.ConfigError, match="model"):
         py_idx.add_files([parkeren], model="e5-small", **OPTS)
 
@@ -101,6 +105,22 @@ def test_a_bare_call_takes_the_index_own_configuration(tmp_path, parkeren):
     fresh.close()
     run = chunklab.Index.open(path).settings["run"]
     assert run["pipeline"]["chunking"]["size"] != 300 and run["acl"] == [], run
+
+
+def test_create_s_model_goes_over_the_recorded_configuration(tmp_path, parkeren):
+    """`create(path, model=...)` names no chunking: a call without keyword arguments takes the
+    chunking the index records, and a model other than the index's is refused naming it."""
+    path = tmp_path / "idx"
+    first = chunklab.Index.create(path, model="minilm")
+    first.add_files([parkeren], **OPTS)
+    first.close()
+    again = chunklab.Index.create(path, model="minilm")
+    s = again.add_files([parkeren])
+    assert (s["added"], s["updated"], s["unchanged"]) == (0, 0, 1), s
+    again.close()
+    other = chunklab.Index.create(path, model="e5-small")
+    with pytest.raises(chunklab.ConfigError, match="model: index has `minilm`, this run has `e5-small`"):
+        other.add_files([parkeren])
 
 
 def test_truncated_chunks_are_warned_about_in_python_words(tmp_path, parkeren):
@@ -226,7 +246,7 @@ def test_graph_settings_at_create_and_ef_at_search(tmp_path, parkeren):
     other = chunklab.Index.create(tmp_path / "g", hnsw_m=24)
     with pytest.raises(chunklab.ConfigError, match=r"hnsw: index has `m=16,ef_construction=80`.*rebuild=True") as refused:
         other.add_files([parkeren])
-    assert "chunking keyword" not in str(refused.value)
+    assert "without keyword arguments" not in str(refused.value)
     again = chunklab.Index.create(tmp_path / "g")
     assert again.add_files([parkeren])["unchanged"] == 1
     again.close()
