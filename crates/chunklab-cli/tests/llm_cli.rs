@@ -124,7 +124,29 @@ fn llm_context_without_llm_is_a_clear_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--llm is needed by context llm"));
     let out = chunklab(&["chunk", &path, "--context", "llm", "--llm", "nope"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bad --llm spec"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--llm \"nope\" is not a language model spec"),
+        "{err}"
+    );
+    // A prompt must hold the document before the chunk: refused naming its file, before any
+    // document is read.
+    let prompt = std::path::Path::new(&path).with_file_name("prompt.txt");
+    std::fs::write(&prompt, "Situate {chunk} within {doc}.").unwrap();
+    let out = chunklab(&[
+        "chunk",
+        &path,
+        "--context",
+        "header",
+        "--context-prompt",
+        prompt.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("prompt.txt: the context prompt needs {doc} and then {chunk}"),
+        "{err}"
+    );
 }
 
 #[test]

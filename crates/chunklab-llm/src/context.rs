@@ -157,15 +157,20 @@ impl ChunkContext {
 }
 
 /// Split `template` at the end of `{doc}`: (shared part, request part).
-fn split_template(template: &str) -> Result<(&str, &str)> {
+/// A context prompt cut after its `{doc}`: the part through the document, and the rest, which
+/// holds `{chunk}`; [`Error::BadPrompt`] without `{doc}` and then `{chunk}`.
+///
+/// ```
+/// use chunklab_llm::context::prompt_parts;
+/// assert_eq!(prompt_parts("<d>{doc}</d> {chunk}").unwrap(), ("<d>{doc}", "</d> {chunk}"));
+/// assert!(prompt_parts("{chunk} in {doc}").is_err());
+/// ```
+pub fn prompt_parts(template: &str) -> Result<(&str, &str)> {
     let d = template.find("{doc}");
     let c = template.find("{chunk}");
     match (d, c) {
         (Some(d), Some(c)) if d < c => Ok(template.split_at(d + "{doc}".len())),
-        _ => Err(Error::BadSpec {
-            spec: template.chars().take(60).collect(),
-            detail: "a context template needs {doc} and then {chunk}".into(),
-        }),
+        _ => Err(Error::BadPrompt),
     }
 }
 
@@ -286,7 +291,7 @@ pub fn contextualize_each(
     chunks: &[ChunkRef<'_>],
     opts: &ContextOptions,
 ) -> Result<(Vec<ChunkContext>, ContextWarnings)> {
-    let (head, tail) = split_template(&opts.template)?;
+    let (head, tail) = prompt_parts(&opts.template)?;
     let mut warnings = ContextWarnings::default();
     if chunks.is_empty() {
         return Ok((Vec::new(), warnings));
@@ -299,9 +304,9 @@ pub fn contextualize_each(
     let doc_tokens = llm.count_tokens(doc);
     let mut texts = Vec::with_capacity(chunks.len());
     for c in chunks {
-        let chunk = doc.get(c.span.clone()).ok_or_else(|| Error::BadSpec {
-            spec: format!("{:?}", c.span),
-            detail: format!("chunk span outside the document of {} bytes", doc.len()),
+        let chunk = doc.get(c.span.clone()).ok_or_else(|| Error::SpanOutside {
+            span: format!("{:?}", c.span),
+            len: doc.len(),
         })?;
         texts.push((chunk, llm.count_tokens(chunk)));
     }

@@ -8,9 +8,15 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// What went wrong talking to or running a language model.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// `--llm` spec that does not parse.
-    #[error("bad --llm spec {spec:?}: {detail} (expected local:NAME_OR_GGUF_PATH, openai:BASE_URL#MODEL or anthropic:MODEL)")]
+    /// A language-model spec (`--llm`, Python's `llm=`) that does not parse.
+    #[error("{spec:?} is not a language model spec: {detail} (expected local:NAME_OR_GGUF_PATH, openai:BASE_URL#MODEL or anthropic:MODEL)")]
     BadSpec { spec: String, detail: String },
+    /// A context prompt without `{doc}` and then `{chunk}`.
+    #[error("the context prompt needs {{doc}} and then {{chunk}}")]
+    BadPrompt,
+    /// A chunk whose span is not inside its document (a caller's bug).
+    #[error("chunk span {span} is outside the document of {len} bytes")]
+    SpanOutside { span: String, len: usize },
     /// A GGUF file that cannot be used (missing tensor or metadata, unsupported architecture).
     #[error("{path}: {detail}")]
     BadModel { path: PathBuf, detail: String },

@@ -80,13 +80,16 @@ impl ContextStage {
             ),
         };
         let template = match &cfg.prompt {
-            Some(p) => std::fs::read_to_string(p)
-                .with_context(|| format!("context prompt {}", p.display()))?,
+            Some(p) => {
+                let template = std::fs::read_to_string(p)
+                    .with_context(|| format!("context prompt {}", p.display()))?;
+                if let Err(e) = chunklab_llm::context::prompt_parts(&template) {
+                    bail!("{}: {e}", p.display());
+                }
+                template
+            }
             None => chunklab_llm::context::ANTHROPIC_PROMPT.to_string(),
         };
-        if !(template.contains("{doc}") && template.contains("{chunk}")) {
-            bail!("the context prompt must contain {{doc}} and then {{chunk}}");
-        }
         let options = ContextOptions {
             template,
             max_tokens: cfg.max_tokens.max(1),

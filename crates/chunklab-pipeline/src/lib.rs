@@ -51,7 +51,7 @@ pub use query_batch::QueryBatchStats;
 pub use reading::{parse, parse_with_ocr, prepare, Prepared, Reading};
 pub use windowed::{Window, Windowed};
 
-use anyhow::{anyhow, Context as _, Result};
+use anyhow::{anyhow, Result};
 use chunklab_core::{
     chunk_document, chunk_parsed_document, Chunk, Chunker, Document, Sizer, Strategy, TextEmbedder,
 };
@@ -470,7 +470,15 @@ pub fn open_llm(cfg: &LlmConfig, fetch: bool) -> Result<Option<Arc<LlmClient>>> 
         ..OpenOptions::default()
     };
     opts.http.concurrency = cfg.concurrency.max(1);
-    let client = chunklab_llm::spec::open(spec, &opts).with_context(|| format!("llm {spec}"))?;
+    // A spec that does not parse is a configuration error naming the parameter (`--llm`,
+    // Python's `llm`); anything else (a model that cannot be loaded) names the spec.
+    let client = chunklab_llm::spec::open(spec, &opts).map_err(|e| match e {
+        chunklab_llm::Error::BadSpec { .. } => anyhow::Error::new(chunklab_core::Error::Param {
+            param: "llm",
+            message: e.to_string(),
+        }),
+        e => anyhow::Error::new(e).context(format!("llm {spec}")),
+    })?;
     Ok(Some(Arc::new(client)))
 }
 

@@ -49,6 +49,16 @@ pub fn pipeline_error(e: anyhow::Error) -> PyErr {
     ConfigError::new_err(format!("{e:#}"))
 }
 
+/// Whether `e` holds a [`chunklab_core::Error::Param`] ([`pipeline_error`] names its keyword).
+pub fn names_a_param(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<chunklab_core::Error>(),
+            Some(chunklab_core::Error::Param { .. })
+        )
+    })
+}
+
 fn param_of(e: &anyhow::Error) -> Option<PyErr> {
     e.chain()
         .find_map(|cause| match cause.downcast_ref::<chunklab_core::Error>() {

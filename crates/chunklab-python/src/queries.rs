@@ -3,7 +3,6 @@
 
 use crate::chunker::warn;
 use crate::convert::{json_to_py, paths};
-use crate::errors::ConfigError;
 use chunklab_pipeline::queries::generate_queries;
 use chunklab_pipeline::LlmConfig;
 use pyo3::exceptions::PyRuntimeError;
@@ -37,9 +36,9 @@ pub fn queries_generate<'py>(
     let g = py
         .detach(|| generate_queries(&paths, &cfg, fetch, n))
         .map_err(|e| {
-            let msg = format!("{e:#}");
-            if msg.starts_with("llm ") || msg.contains("bad --llm spec") {
-                ConfigError::new_err(msg)
+            // A spec that does not parse names `llm`; a model that cannot be loaded its spec.
+            if crate::errors::names_a_param(&e) || format!("{e:#}").starts_with("llm ") {
+                crate::errors::pipeline_error(e)
             } else {
                 crate::errors::read_error(e)
             }

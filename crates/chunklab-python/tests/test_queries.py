@@ -81,7 +81,8 @@ def test_queries_generate_errors(doc, tmp_path):
             chunklab.queries_generate([doc], llm=spec, n=1, llm_no_cache=True)
     finally:
         srv.shutdown()
-    with pytest.raises(ValueError, match="llm"):
+    with pytest.raises(chunklab.ConfigError, match='llm: "nope" is not a language model spec') as bad:
         chunklab.queries_generate([doc], llm="nope", n=1)
+    assert "--" not in str(bad.value), bad.value
     with pytest.raises(FileNotFoundError):
         chunklab.queries_generate([tmp_path / "missing"], llm=spec, n=1)
