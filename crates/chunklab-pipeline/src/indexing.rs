@@ -40,11 +40,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+pub use crate::spelling::{Flags, Spelling};
 pub use config::IndexConfig;
 pub use corpus_lang::{corpus_lang, CorpusLang, Sample, SAMPLE_DOCS};
 pub use embedding::{chunk_document, document_hash, embed_documents, ChunkedDocument};
 pub use run::{stored_run, IndexRun};
-pub use summary::{AddSummary, Flags, Progress, Spelling};
+pub use summary::{AddSummary, Progress};
 
 /// The embedding model a new index takes when the pipeline names none: `e5-small` for Dutch
 /// (`lang = nl`), `minilm` otherwise.

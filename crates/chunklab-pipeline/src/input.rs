@@ -2,6 +2,7 @@
 //! stdin; UTF-8 validation with the byte offset of the first bad byte; binary detection; optional
 //! decoding from other encodings. Files are memory-mapped, so a huge file costs page cache, not heap.
 
+use crate::spelling::{Flags, Spelling};
 use anyhow::{anyhow, bail, Context, Result};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
@@ -474,7 +475,7 @@ pub fn decode(name: &str, raw: Raw, dec: &Decoding) -> Result<Text, Skip> {
                 };
                 return match check_utf8(&map[bom..]) {
                     Ok(()) => Ok(Text::Mapped(map, bom)),
-                    Err(valid_up_to) => Err(Skip::Error(utf8_error(name, bom + valid_up_to))),
+                    Err(valid_up_to) => Err(utf8_error(name, bom + valid_up_to)),
                 };
             }
             decode_owned(name, map.to_vec(), dec).map(Text::Owned)
@@ -493,7 +494,7 @@ pub fn decode(name: &str, raw: Raw, dec: &Decoding) -> Result<Text, Skip> {
                         s.drain(..bom);
                         Ok(Text::Owned(s))
                     }
-                    Err(e) => Err(Skip::Error(utf8_error(name, e.utf8_error().valid_up_to()))),
+                    Err(e) => Err(utf8_error(name, e.utf8_error().valid_up_to())),
                 };
             }
             decode_owned(name, bytes, dec).map(Text::Owned)
@@ -548,27 +549,101 @@ fn check_binary(name: &str, head: &[u8]) -> Result<(), Skip> {
         return Err(Skip::Binary);
     }
     if utf16_bom {
-        return Err(Skip::Error(anyhow!(
-            "{name}: looks like UTF-16 (byte order mark); pass --encoding utf-16le or utf-16be"
-        )));
+        return Err(undecodable(name, Problem::Utf16));
     }
     Ok(())
 }
 
-fn utf8_error(name: &str, offset: usize) -> anyhow::Error {
-    anyhow!(
-        "{name}: not valid UTF-8 at byte {offset}; pass --encoding LABEL (e.g. latin1, windows-1252) to decode it, or --lossy to replace invalid bytes with U+FFFD"
-    )
+fn utf8_error(name: &str, offset: usize) -> Skip {
+    undecodable(name, Problem::NotUtf8 { at: offset })
 }
+
+fn undecodable(name: &str, problem: Problem) -> Skip {
+    Skip::Error(anyhow::Error::new(Undecodable {
+        name: name.to_string(),
+        problem,
+    }))
+}
+
+/// An input whose bytes are not text in the encoding it is read with. Displayed with the
+/// command line's options; [`Undecodable::spelled`] names each face's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undecodable {
+    /// The input, as its errors name it.
+    pub name: String,
+    /// What is wrong with its bytes.
+    pub problem: Problem,
+}
+
+/// What is wrong with an [`Undecodable`] input's bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// UTF-16 (a byte order mark), read as UTF-8.
+    Utf16,
+    /// Not UTF-8 from byte `at` on.
+    NotUtf8 {
+        /// The offset of the first invalid byte.
+        at: usize,
+    },
+    /// Bytes that are not valid in the encoding named.
+    NotIn {
+        /// The encoding's name.
+        encoding: &'static str,
+    },
+}
+
+impl Undecodable {
+    /// The message with the options named as `spelling` does.
+    ///
+    /// ```
+    /// use chunklab_pipeline::input::{Problem, Undecodable};
+    /// use chunklab_pipeline::Flags;
+    /// let e = Undecodable { name: "brief.txt".into(), problem: Problem::NotUtf8 { at: 12 } };
+    /// assert_eq!(
+    ///     e.spelled(&Flags),
+    ///     "brief.txt: not valid UTF-8 at byte 12; pass --encoding LABEL (e.g. latin1, windows-1252) to decode it, or --lossy to replace invalid bytes with U+FFFD"
+    /// );
+    /// assert_eq!(e.to_string(), e.spelled(&Flags));
+    /// ```
+    pub fn spelled(&self, spelling: &dyn Spelling) -> String {
+        let name = &self.name;
+        match &self.problem {
+            Problem::Utf16 => format!(
+                "{name}: looks like UTF-16 (byte order mark); pass {} or {}",
+                spelling.setting("encoding", &"utf-16le".into()),
+                spelling.setting("encoding", &"utf-16be".into()),
+            ),
+            Problem::NotUtf8 { at } => format!(
+                "{name}: not valid UTF-8 at byte {at}; pass {} (e.g. latin1, windows-1252) to decode it, or {} to replace invalid bytes with U+FFFD",
+                spelling.setting("encoding", &"LABEL".into()),
+                spelling.switch("lossy"),
+            ),
+            Problem::NotIn { encoding } => format!(
+                "{name}: bytes that are not valid {encoding} (add {} to replace them with U+FFFD)",
+                spelling.switch("lossy"),
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for Undecodable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.spelled(&Flags))
+    }
+}
+
+impl std::error::Error for Undecodable {}
 
 fn decode_owned(name: &str, bytes: Vec<u8>, dec: &Decoding) -> Result<String, Skip> {
     if let Some(enc) = dec.encoding {
         let (text, _, had_errors) = enc.decode(&bytes);
         if had_errors && !dec.lossy {
-            return Err(Skip::Error(anyhow!(
-                "{name}: bytes that are not valid {} (add --lossy to replace them with U+FFFD)",
-                enc.name()
-            )));
+            return Err(undecodable(
+                name,
+                Problem::NotIn {
+                    encoding: enc.name(),
+                },
+            ));
         }
         return Ok(text.into_owned());
     }
@@ -586,7 +661,7 @@ fn decode_owned(name: &str, bytes: Vec<u8>, dec: &Decoding) -> Result<String, Sk
             Ok(s)
         }
         Err(e) if dec.lossy => Ok(String::from_utf8_lossy(&e.into_bytes()[bom..]).into_owned()),
-        Err(e) => Err(Skip::Error(utf8_error(name, e.utf8_error().valid_up_to()))),
+        Err(e) => Err(utf8_error(name, e.utf8_error().valid_up_to())),
     }
 }
 

@@ -37,6 +37,7 @@ pub mod queries;
 mod query_batch;
 pub mod reading;
 pub mod search;
+mod spelling;
 mod unparsed;
 mod windowed;
 
@@ -49,6 +50,7 @@ pub use input::{Filters, Input, Skip};
 pub use late::{Late, LateStats};
 pub use query_batch::QueryBatchStats;
 pub use reading::{parse, parse_with_ocr, prepare, Prepared, Reading};
+pub use spelling::{Flags, Spelling};
 pub use windowed::{Window, Windowed};
 
 use anyhow::{anyhow, Result};

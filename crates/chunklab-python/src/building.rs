@@ -11,9 +11,9 @@
 use crate::chunker::pipeline_for;
 use crate::config::from_pairs;
 use crate::errors::{config_error, pipeline_error, IndexingError, ParseError};
+use crate::spelling::Keywords;
 use chunklab_pipeline::indexing::{
-    settings_refused, stored_run, AddSummary, IndexBuilder, IndexConfig, IndexRun, Progress,
-    Sample, Spelling,
+    settings_refused, stored_run, AddSummary, IndexBuilder, IndexConfig, IndexRun, Progress, Sample,
 };
 use chunklab_pipeline::Pipeline;
 use pyo3::prelude::*;
@@ -254,24 +254,6 @@ impl std::fmt::Display for Refused {
 }
 
 impl std::error::Error for Refused {}
-
-/// Python's spelling of the settings the library's advice names: keyword arguments
-/// (`size=254`, `model="e5-small"`) and `chunklab.bench`.
-struct Keywords;
-
-impl Spelling for Keywords {
-    fn setting(&self, key: &str, value: &serde_json::Value) -> String {
-        format!("{key}={value}")
-    }
-
-    fn key(&self, key: &str) -> String {
-        key.to_string()
-    }
-
-    fn bench(&self) -> String {
-        "`chunklab.bench(corpus=DIR, queries=FILE, config=\"sweep.toml\")`".into()
-    }
-}
 
 /// One document given as text.
 pub struct TextDoc {

@@ -22,6 +22,7 @@ mod embed;
 mod errors;
 mod index;
 mod queries;
+mod spelling;
 
 use chunker::{chunk_paths, chunk_text, chunker_for_kwargs, Chunker};
 use pyo3::exceptions::PyTypeError;

@@ -81,6 +81,23 @@ def test_missing_files_and_bad_files(tmp_path, documents):
         chunklab.chunk_files(zipbomb)
 
 
+def test_undecodable_files_name_python_keywords(tmp_path):
+    """Bytes that are not UTF-8 (or UTF-16 with its mark) are refused naming the file and the
+    keyword arguments that read them, not the command line's flags."""
+    latin = tmp_path / "brief.txt"
+    latin.write_bytes("Geachte heer, één besluit.".encode("latin-1"))
+    for call in (lambda: chunklab.parse(latin), lambda: chunklab.chunk_files([latin])):
+        with pytest.raises(chunklab.ParseError, match="brief.txt: not valid UTF-8 at byte") as bad:
+            call()
+        msg = str(bad.value)
+        assert 'encoding="LABEL"' in msg and "lossy=True" in msg and "--" not in msg, msg
+    assert "één" in chunklab.parse(latin, encoding="latin1").text
+    wide = tmp_path / "wide.txt"
+    wide.write_bytes("\ufeffHallo".encode("utf-16-le"))
+    with pytest.raises(chunklab.ParseError, match='pass encoding="utf-16le" or encoding="utf-16be"'):
+        chunklab.parse(wide)
+
+
 def test_binary_files_are_skipped_with_a_warning(tmp_path):
     b = tmp_path / "blob.bin"
     b.write_bytes(b"\x00\x01\x02" * 100)
