@@ -109,6 +109,8 @@ pub struct IndexBuilder {
     /// Documents read to judge the corpus's language, by path: indexed from that reading
     /// (taken when their turn comes), so none is read, parsed or OCR'd twice.
     sampled: HashMap<PathBuf, Prepared>,
+    /// How the errors of documents that fail name the options that would read them.
+    spelling: &'static (dyn Spelling + Sync),
 }
 
 impl IndexBuilder {
@@ -219,7 +221,14 @@ impl IndexBuilder {
                 false => std::fs::canonicalize(location).ok(),
             },
             sampled,
+            spelling: &Flags,
         })
+    }
+
+    /// Name options in the errors of documents that fail ([`AddSummary::errors`]) as
+    /// `spelling` does (default: [`Flags`], the command line's).
+    pub fn set_spelling(&mut self, spelling: &'static (dyn Spelling + Sync)) {
+        self.spelling = spelling;
     }
 
     /// Where the store is, without a password (for messages).
@@ -366,8 +375,9 @@ impl IndexBuilder {
                     }
                     Err(Skip::Error(e)) => {
                         s.failed += 1;
-                        s.errors.push(format!("{e:#}"));
-                        progress(Progress::Message(format!("error: {e:#}")));
+                        let e = crate::spelling::spelled_chain(&e, self.spelling);
+                        progress(Progress::Message(format!("error: {e}")));
+                        s.errors.push(e);
                     }
                 }
             }

@@ -50,7 +50,7 @@ pub use input::{Filters, Input, Skip};
 pub use late::{Late, LateStats};
 pub use query_batch::QueryBatchStats;
 pub use reading::{parse, parse_with_ocr, prepare, Prepared, Reading};
-pub use spelling::{Flags, Spelling};
+pub use spelling::{spelled_chain, Flags, Spelling};
 pub use windowed::{Window, Windowed};
 
 use anyhow::{anyhow, Result};

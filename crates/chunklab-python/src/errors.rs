@@ -72,7 +72,7 @@ fn param_of(e: &anyhow::Error) -> Option<PyErr> {
 /// An error while reading or parsing a file: `OSError` when the file system said no (missing
 /// file, permission), [`ParseError`] otherwise.
 pub fn read_error(e: anyhow::Error) -> PyErr {
-    let msg = in_python_words(&e);
+    let msg = chunklab_pipeline::spelled_chain(&e, &crate::spelling::Keywords);
     for cause in e.chain() {
         if let Some(io) = cause.downcast_ref::<std::io::Error>() {
             return match io.kind() {
@@ -88,19 +88,4 @@ pub fn read_error(e: anyhow::Error) -> PyErr {
 /// source): most often a size the text cannot satisfy (one char larger than the size).
 pub fn chunk_error(e: anyhow::Error) -> PyErr {
     ChunkError::new_err(format!("{e:#}"))
-}
-
-/// `e` as `{e:#}` writes it, with an undecodable input's options in Python's words
-/// (`encoding="LABEL"`, `lossy=True`).
-fn in_python_words(e: &anyhow::Error) -> String {
-    let parts: Vec<String> = e
-        .chain()
-        .map(
-            |cause| match cause.downcast_ref::<chunklab_pipeline::input::Undecodable>() {
-                Some(u) => u.spelled(&crate::spelling::Keywords),
-                None => cause.to_string(),
-            },
-        )
-        .collect();
-    parts.join(": ")
 }

@@ -91,6 +91,11 @@ def test_undecodable_files_name_python_keywords(tmp_path):
             call()
         msg = str(bad.value)
         assert 'encoding="LABEL"' in msg and "lossy=True" in msg and "--" not in msg, msg
+    idx = chunklab.Index.create(tmp_path / "idx", model="minilm")
+    with pytest.raises(chunklab.ParseError, match="brief.txt: not valid UTF-8 at byte") as bad:
+        idx.add_files([latin])
+    assert "lossy=True" in str(bad.value) and "--" not in str(bad.value), bad.value
+    idx.close()
     assert "één" in chunklab.parse(latin, encoding="latin1").text
     wide = tmp_path / "wide.txt"
     wide.write_bytes("\ufeffHallo".encode("utf-16-le"))
