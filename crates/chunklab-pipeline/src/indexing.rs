@@ -375,7 +375,7 @@ impl IndexBuilder {
                     }
                     Err(Skip::Error(e)) => {
                         s.failed += 1;
-                        let e = crate::spelling::spelled_chain(&e, self.spelling);
+                        let e = crate::input::spelled_chain(&e, self.spelling);
                         progress(Progress::Message(format!("error: {e}")));
                         s.errors.push(e);
                     }

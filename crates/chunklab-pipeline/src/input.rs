@@ -634,6 +634,19 @@ impl std::fmt::Display for Undecodable {
 
 impl std::error::Error for Undecodable {}
 
+/// `e` as `{e:#}` writes it (its causes joined by `: `), with an undecodable input's options
+/// ([`Undecodable`]) named as `spelling` does.
+pub fn spelled_chain(e: &anyhow::Error, spelling: &dyn Spelling) -> String {
+    let parts: Vec<String> = e
+        .chain()
+        .map(|cause| match cause.downcast_ref::<Undecodable>() {
+            Some(u) => u.spelled(spelling),
+            None => cause.to_string(),
+        })
+        .collect();
+    parts.join(": ")
+}
+
 fn decode_owned(name: &str, bytes: Vec<u8>, dec: &Decoding) -> Result<String, Skip> {
     if let Some(enc) = dec.encoding {
         let (text, _, had_errors) = enc.decode(&bytes);

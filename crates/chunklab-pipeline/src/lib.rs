@@ -46,11 +46,12 @@ pub use chunklab_parse::ocr::{OcrMode, OcrOptions};
 pub use config::{ContextConfig, ContextKind, Fallback, LlmConfig, PipelineConfig, ReadingConfig};
 pub use context::{ContextStage, ContextTarget};
 pub use indexing::{AddSummary, IndexBuilder, IndexConfig, Progress};
+pub use input::spelled_chain;
 pub use input::{Filters, Input, Skip};
 pub use late::{Late, LateStats};
 pub use query_batch::QueryBatchStats;
 pub use reading::{parse, parse_with_ocr, prepare, Prepared, Reading};
-pub use spelling::{spelled_chain, Flags, Spelling};
+pub use spelling::{Flags, Spelling};
 pub use windowed::{Window, Windowed};
 
 use anyhow::{anyhow, Result};

@@ -41,18 +41,3 @@ impl Spelling for Flags {
         "`chunklab bench --corpus DIR --queries FILE --config sweep.toml`".into()
     }
 }
-
-/// `e` as `{e:#}` writes it (its causes joined by `: `), with an undecodable input's options
-/// ([`crate::input::Undecodable`]) named as `spelling` does.
-pub fn spelled_chain(e: &anyhow::Error, spelling: &dyn Spelling) -> String {
-    let parts: Vec<String> = e
-        .chain()
-        .map(
-            |cause| match cause.downcast_ref::<crate::input::Undecodable>() {
-                Some(u) => u.spelled(spelling),
-                None => cause.to_string(),
-            },
-        )
-        .collect();
-    parts.join(": ")
-}
