@@ -149,6 +149,7 @@ pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
         meta,
         hnsw_m: a.hnsw_m,
         hnsw_ef_construction: a.hnsw_ef_construction,
+        spelling: &Flags,
     };
     // Out-of-range graph settings, named as the flags.
     cfg.hnsw(&location)

@@ -109,7 +109,8 @@ pub struct IndexBuilder {
     /// Documents read to judge the corpus's language, by path: indexed from that reading
     /// (taken when their turn comes), so none is read, parsed or OCR'd twice.
     sampled: HashMap<PathBuf, Prepared>,
-    /// How the errors of documents that fail name the options that would read them.
+    /// How the errors of documents that fail name the options that would read them
+    /// ([`IndexConfig::spelling`]).
     spelling: &'static (dyn Spelling + Sync),
 }
 
@@ -176,13 +177,15 @@ impl IndexBuilder {
                 c.dutch, c.read
             )),
             _ if by_language && lang == Lang::Dutch => Some(format!(
-                "{default} is the model a new index of Dutch documents (--lang nl) embeds with"
+                "{default} is the model a new index of Dutch documents ({}) embeds with",
+                cfg.spelling.setting("lang", &"nl".into())
             )),
             _ => None,
         };
         let loaded = pipeline.index_model(default);
         let (model_spec, model) = match &why_dutch {
-            Some(why) => loaded.with_context(|| format!("{why}; --model names another"))?,
+            Some(why) => loaded
+                .with_context(|| format!("{why}; {} names another", cfg.spelling.key("model")))?,
             None => loaded?,
         };
         let model_choice = judged.filter(CorpusLang::is_dutch).and(why_dutch);
@@ -221,14 +224,8 @@ impl IndexBuilder {
                 false => std::fs::canonicalize(location).ok(),
             },
             sampled,
-            spelling: &Flags,
+            spelling: cfg.spelling,
         })
-    }
-
-    /// Name options in the errors of documents that fail ([`AddSummary::errors`]) as
-    /// `spelling` does (default: [`Flags`], the command line's).
-    pub fn set_spelling(&mut self, spelling: &'static (dyn Spelling + Sync)) {
-        self.spelling = spelling;
     }
 
     /// Where the store is, without a password (for messages).

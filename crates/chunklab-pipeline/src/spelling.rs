@@ -5,7 +5,7 @@
 /// How a face writes the settings that the library's advice names: the command line's
 /// `--size 254`, Python's `size=254`. Keys are the configuration's (`size`, `model`, `unit`,
 /// `lang`).
-pub trait Spelling {
+pub trait Spelling: std::fmt::Debug {
     /// Key `key` set to `value`.
     fn setting(&self, key: &str, value: &serde_json::Value) -> String;
     /// Key `key` alone.

@@ -142,9 +142,8 @@ impl Building {
                     }
                 }
                 let recorded = self.stored.as_ref().is_some_and(Option::is_some);
-                let mut b = IndexBuilder::create_for(&self.location, pipeline, &cfg, sample)
+                let b = IndexBuilder::create_for(&self.location, pipeline, &cfg, sample)
                     .map_err(|e| in_python_words(e, recorded))?;
-                b.set_spelling(&Keywords);
                 self.builder = Some(b);
             }
         }

@@ -140,6 +140,7 @@ impl Index {
             meta: meta.unwrap_or_default(),
             hnsw_m,
             hnsw_ef_construction,
+            spelling: &crate::spelling::Keywords,
         };
         let location = path.display().to_string();
         // Check the graph settings now, as the fixed keywords.

@@ -4,6 +4,7 @@ use chunklab_pipeline::Spelling;
 
 /// Python's spelling of the settings the library's advice names: keyword arguments
 /// (`size=254`, `model="e5-small"`) and `chunklab.bench`.
+#[derive(Debug)]
 pub struct Keywords;
 
 impl Spelling for Keywords {

@@ -123,6 +123,17 @@ def test_create_s_model_goes_over_the_recorded_configuration(tmp_path, parkeren)
         other.add_files([parkeren])
 
 
+def test_a_dutch_index_without_its_model_says_why_in_python_words(tmp_path, parkeren, monkeypatch):
+    """Where e5-small is not installed, lang="nl" says which model it needs and why, naming
+    Python's keywords."""
+    monkeypatch.setenv("CHUNKLAB_HOME", str(tmp_path / "empty-home"))
+    with pytest.raises(Exception) as missing:
+        chunklab.Index.create(tmp_path / "fresh", lang="nl").add_files([parkeren])
+    msg = str(missing.value)
+    assert 'a new index of Dutch documents (lang="nl") embeds with; model names another' in msg, msg
+    assert "--lang" not in msg and "--model" not in msg, msg
+
+
 def test_truncated_chunks_are_warned_about_in_python_words(tmp_path, parkeren):
     """Chunks past the model's window, and Dutch documents for the English MiniLM, give
     UserWarnings whose remedies are Python's keywords."""

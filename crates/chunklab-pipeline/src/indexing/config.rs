@@ -1,6 +1,7 @@
 //! How an index is written besides the pipeline: rebuilding, commit size, access and metadata
 //! rules, and the HNSW graph's shape for a new store.
 
+use crate::spelling::{Flags, Spelling};
 use anyhow::Result;
 use chunklab_index::HnswSettings;
 
@@ -24,6 +25,10 @@ pub struct IndexConfig {
     /// smaller builds faster and finds less (docs/PERFORMANCE.md, "Index"); `None` as
     /// [`IndexConfig::hnsw_m`].
     pub hnsw_ef_construction: Option<usize>,
+    /// How the builder's messages name options (a failed document's decoding options, the
+    /// language and model of a Dutch corpus's model choice): [`Flags`], the command line's, by
+    /// default.
+    pub spelling: &'static (dyn Spelling + Sync),
 }
 
 impl Default for IndexConfig {
@@ -35,6 +40,7 @@ impl Default for IndexConfig {
             meta: Vec::new(),
             hnsw_m: None,
             hnsw_ef_construction: None,
+            spelling: &Flags,
         }
     }
 }
