@@ -378,10 +378,7 @@ fn parse_levels(spec: &str) -> Result<Vec<usize>> {
 
 /// The flag that spells configuration key `param`.
 pub fn flag(param: &str) -> String {
-    match param {
-        "breakpoint_amount" => "--percentile/--threshold".into(),
-        p => format!("--{}", p.replace('_', "-")),
-    }
+    chunklab_pipeline::Spelling::key(&chunklab_pipeline::Flags, param)
 }
 
 /// A configuration error in flag spelling: `--overlap does not apply to ...`.

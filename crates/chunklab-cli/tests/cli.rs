@@ -306,10 +306,41 @@ fn a_model_name_is_a_tokenizer() {
         .unwrap();
     assert!(!out.status.success());
     assert!(
-        stderr(&out).contains("tokenizer e5-small: the model is not installed")
-            && stderr(&out).contains("chunklab models fetch e5-small"),
+        stderr(&out).contains("tokenizer e5-small: model \"e5-small\" is not installed")
+            && stderr(&out).contains("chunklab models fetch e5-small")
+            && stderr(&out).contains("pass --fetch"),
         "{}",
         stderr(&out)
+    );
+    // ... and `--fetch` fetches it (it was accepted and ignored for a tokenizer).
+    let doc = home.path().join("motie.txt");
+    std::fs::write(&doc, &text).unwrap();
+    let out = cli!()
+        .command()
+        .env("CHUNKLAB_HOME", home.path())
+        .arg("chunk")
+        .arg(&doc)
+        .args([
+            "--unit",
+            "tokens",
+            "--tokenizer",
+            "minilm",
+            "--size",
+            "40",
+            "--fetch",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("installed minilm in"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        spans(&out),
+        named,
+        "the fetched tokenizer counts as the installed one"
     );
 }
 

@@ -10,7 +10,9 @@ pub enum Error {
     #[error("unknown model {spec:?}: use one of {known} (see `chunklab models list`), a local directory with config.json + tokenizer.json + model.safetensors, or a Hugging Face hub id that is in the local hub cache")]
     UnknownModel { spec: String, known: String },
     /// A known model is not in the cache (or only partly).
-    #[error("model {name:?} is not installed ({detail}); fetch it with `chunklab models fetch {name}` (or pass --fetch to fetch on first use)")]
+    /// Its message ends with the command line's advice ([`Error::fetch_advice`]); a face with
+    /// other words writes [`Error::missing_model`] with its own.
+    #[error("{}", Error::missing_model(.name, .detail, &Error::fetch_advice(.name)))]
     ModelMissing { name: String, detail: String },
     /// A file does not have its pinned sha256 (a corrupt cache file or a changed wheel).
     #[error("checksum mismatch for {file}: expected sha256 {expected}, got {actual}{hint}")]
@@ -79,6 +81,21 @@ pub enum Error {
     /// The tensor runtime failed (shape mismatch, out of memory ...).
     #[error("inference: {0}")]
     Candle(#[from] candle_core::Error),
+}
+
+impl Error {
+    /// The message of [`Error::ModelMissing`] for model `name`, missing because of `detail`,
+    /// with `advice` saying how to install it.
+    pub fn missing_model(name: &str, detail: &str, advice: &str) -> String {
+        format!("model {name:?} is not installed ({detail}); {advice}")
+    }
+
+    /// How the command line installs the known model `name`.
+    pub fn fetch_advice(name: &str) -> String {
+        format!(
+            "fetch it with `chunklab models fetch {name}` (or pass --fetch to fetch on first use)"
+        )
+    }
 }
 
 /// Result with this crate's [`enum@Error`].

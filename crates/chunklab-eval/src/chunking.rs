@@ -88,10 +88,11 @@ pub fn doc_runs(
     })
 }
 
-/// The sizer of `spec`'s unit (cl100k when the unit is tokens without a tokenizer).
-pub fn spec_sizer(spec: &ChunkSpec) -> Result<Arc<dyn chunklab_core::Sizer>> {
+/// The sizer of `spec`'s unit (cl100k when the unit is tokens without a tokenizer); a known
+/// model named as the tokenizer is fetched with `fetch` when it is not installed.
+pub fn spec_sizer(spec: &ChunkSpec, fetch: bool) -> Result<Arc<dyn chunklab_core::Sizer>> {
     let cfg = spec_config(spec)?;
-    chunklab_pipeline::sizer(&cfg, None)
+    chunklab_pipeline::sizer(&cfg, None, fetch)
         .map_err(|e| Error::Config(format!("{}: {e}", spec.label())))
 }
 
@@ -101,11 +102,13 @@ fn spec_config(spec: &ChunkSpec) -> Result<chunklab_core::ChunkConfig> {
 }
 
 /// The chunker `spec` describes, built by the pipeline's [`chunklab_pipeline::build_chunker`].
-/// `model` (with its cached view `cached`) is needed by `semantic`, `cluster` and `late`.
+/// `model` (with its cached view `cached`) is needed by `semantic`, `cluster` and `late`;
+/// `fetch` as for [`spec_sizer`].
 pub fn build_chunker(
     spec: &ChunkSpec,
     model: Option<&Arc<dyn Embedder>>,
     cached: Option<Arc<CachedTextEmbedder>>,
+    fetch: bool,
 ) -> Result<Box<dyn Chunker>> {
     let cfg = spec_config(spec)?;
     let models = Models {
@@ -113,7 +116,7 @@ pub fn build_chunker(
         text_embedder: cached.map(|c| c as Arc<dyn chunklab_core::TextEmbedder>),
         llm: None,
     };
-    build(&cfg, spec_sizer(spec)?, models)
+    build(&cfg, spec_sizer(spec, fetch)?, models)
         .map_err(|e| Error::Config(format!("{}: {e:#}", spec.label())))
 }
 

@@ -420,7 +420,7 @@ mod tests {
         let parsed = crate::run::parse_docs(&ds).unwrap();
         let ids: Vec<String> = ds.docs.iter().map(|d| d.id.clone()).collect();
         let spec = ChunkSpec::new("recursive", 200);
-        let chunker = build_chunker(&spec, None, None).unwrap();
+        let chunker = build_chunker(&spec, None, None, false).unwrap();
         let chunks = chunk_all(chunker.as_ref(), &parsed, &ids).unwrap();
         let vectors: Vec<Arc<[f32]>> = (0..chunks.len())
             .map(|i| {
@@ -478,7 +478,7 @@ mod tests {
         let parsed = crate::run::parse_docs(&ds).unwrap();
         let ids: Vec<String> = ds.docs.iter().map(|d| d.id.clone()).collect();
         let spec = ChunkSpec::new("recursive", 64);
-        let chunker = build_chunker(&spec, None, None).unwrap();
+        let chunker = build_chunker(&spec, None, None, false).unwrap();
         let chunks = chunk_all(chunker.as_ref(), &parsed, &ids).unwrap();
         let root = tempfile::tempdir().unwrap();
         let scratch = Scratch::Dir(root.path().to_path_buf());

@@ -196,6 +196,8 @@ struct Resources<'a> {
     llms: HashMap<String, Arc<LlmClient>>,
     scratch: crate::collection::Scratch,
     metric: Option<String>,
+    /// Fetch known models that are not installed (also those named as tokenizers).
+    fetch: bool,
     progress: &'a dyn Progress,
 }
 
@@ -310,6 +312,7 @@ impl<'a> Resources<'a> {
                 ),
             },
             metric: opts.metric.clone(),
+            fetch: opts.load.fetch,
             progress,
         })
     }
@@ -347,7 +350,7 @@ impl<'a> Resources<'a> {
                 stats: Mutex::new(EmbedStats::default()),
             })
         });
-        let chunker = build_chunker(spec, model.as_ref(), cached_embedder.clone())?;
+        let chunker = build_chunker(spec, model.as_ref(), cached_embedder.clone(), self.fetch)?;
         progress.start(
             &format!("{step} chunking: {label}"),
             self.ds.docs.len() as u64,
@@ -382,7 +385,7 @@ impl<'a> Resources<'a> {
                 parsed,
                 &self.ids,
                 llm,
-                spec_sizer(spec)?,
+                spec_sizer(spec, self.fetch)?,
                 spec.size,
                 progress,
             )?;

@@ -35,8 +35,13 @@ pub fn load_model(spec: &str, fetch: bool) -> Result<LoadedModel> {
 
 /// The sizer of `cfg`'s unit. Unit unset: chars, or tokens when a tokenizer is given. With a
 /// `model` and tokens (or no unit) and no tokenizer, sizes are in the model's own tokens (its
-/// directory's tokenizer.json), so sizes are what the model sees.
-pub fn sizer(cfg: &ChunkConfig, model: Option<(&str, Option<&Path>)>) -> Result<Arc<dyn Sizer>> {
+/// directory's tokenizer.json), so sizes are what the model sees. A known model named as the
+/// tokenizer (`minilm`) that is not installed is fetched with `fetch`.
+pub fn sizer(
+    cfg: &ChunkConfig,
+    model: Option<(&str, Option<&Path>)>,
+    fetch: bool,
+) -> Result<Arc<dyn Sizer>> {
     let tokens_or_none = matches!(cfg.unit, None | Some(Unit::Tokens));
     let (unit, tokenizer) = match (model, tokens_or_none, &cfg.tokenizer) {
         (Some((spec, dir)), true, None) => {
@@ -56,7 +61,11 @@ pub fn sizer(cfg: &ChunkConfig, model: Option<(&str, Option<&Path>)>) -> Result<
                 (None, Some(_)) => Unit::Tokens,
                 (None, None) => Unit::Chars,
             };
-            let tokenizer = cfg.tokenizer.as_deref().map(tokenizer_file).transpose()?;
+            let tokenizer = cfg
+                .tokenizer
+                .as_deref()
+                .map(|spec| tokenizer_file(spec, fetch))
+                .transpose()?;
             (unit, tokenizer)
         }
     };
@@ -70,23 +79,36 @@ pub fn sizer(cfg: &ChunkConfig, model: Option<(&str, Option<&Path>)>) -> Result<
 /// A tokenizer spec as the sizer reads it: `cl100k`, `o200k` and paths as given; the name of a
 /// known embedding model (`minilm`, `e5-small`) or a hub id in the local cache is the
 /// `tokenizer.json` of its directory, so sizes can be counted in a model's tokens without
-/// loading it (the lab's sweeps, `chunk --tokenizer minilm`).
-fn tokenizer_file(spec: &str) -> Result<String> {
+/// loading it (the lab's sweeps, `chunk --tokenizer minilm`). A known model that is not
+/// installed is fetched with `fetch`, else refused with [`chunklab_embed::Error::ModelMissing`].
+fn tokenizer_file(spec: &str, fetch: bool) -> Result<String> {
     let builtin = matches!(spec, "cl100k" | "cl100k_base" | "o200k" | "o200k_base");
     if builtin || Path::new(spec).exists() {
         return Ok(spec.to_string());
     }
-    let Some(dir) = chunklab_embed::model_dir(spec, &LoadOptions::default()) else {
+    let how = LoadOptions::default();
+    let Some(dir) = chunklab_embed::model_dir(spec, &how) else {
         return Ok(spec.to_string());
     };
     let file = dir.join("tokenizer.json");
-    if !file.is_file() {
-        bail!(
-            "tokenizer {spec}: the model is not installed ({} has no tokenizer.json); `chunklab models fetch {spec}` installs it",
-            dir.display()
-        );
+    if file.is_file() {
+        return Ok(file.to_string_lossy().into_owned());
     }
-    Ok(file.to_string_lossy().into_owned())
+    let why = format!("{} has no tokenizer.json", dir.display());
+    let Some(known) = chunklab_embed::registry::find(spec) else {
+        bail!("tokenizer {spec}: {why}");
+    };
+    if !fetch {
+        return Err(chunklab_embed::Error::ModelMissing {
+            name: known.name.to_string(),
+            detail: why,
+        })
+        .with_context(|| format!("tokenizer {spec}"));
+    }
+    let home = how.home.unwrap_or_else(chunklab_embed::fetch::home_dir);
+    let dir = chunklab_embed::installed_dir(known, &home, true)
+        .with_context(|| format!("tokenizer {spec}"))?;
+    Ok(dir.join("tokenizer.json").to_string_lossy().into_owned())
 }
 
 /// What a model-driven strategy may need: the embedding model (`late`), its text-embedding view

@@ -635,13 +635,20 @@ impl std::fmt::Display for Undecodable {
 impl std::error::Error for Undecodable {}
 
 /// `e` as `{e:#}` writes it (its causes joined by `: `), with an undecodable input's options
-/// ([`Undecodable`]) named as `spelling` does.
+/// ([`Undecodable`]) and the way to install a missing model named as `spelling` does.
 pub fn spelled_chain(e: &anyhow::Error, spelling: &dyn Spelling) -> String {
     let parts: Vec<String> = e
         .chain()
-        .map(|cause| match cause.downcast_ref::<Undecodable>() {
-            Some(u) => u.spelled(spelling),
-            None => cause.to_string(),
+        .map(|cause| {
+            if let Some(u) = cause.downcast_ref::<Undecodable>() {
+                return u.spelled(spelling);
+            }
+            match cause.downcast_ref::<chunklab_embed::Error>() {
+                Some(chunklab_embed::Error::ModelMissing { name, detail }) => {
+                    chunklab_embed::Error::missing_model(name, detail, &spelling.fetch_model(name))
+                }
+                _ => cause.to_string(),
+            }
         })
         .collect();
     parts.join(": ")

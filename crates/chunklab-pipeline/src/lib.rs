@@ -158,6 +158,7 @@ impl Pipeline {
                     m.dir.as_deref(),
                 )
             }),
+            config.fetch,
         )?;
         let unit_name = sizer.name().to_string();
         let model = loaded.map(|m| m.model);

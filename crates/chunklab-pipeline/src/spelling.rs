@@ -14,6 +14,8 @@ pub trait Spelling: std::fmt::Debug {
     fn switch(&self, key: &str) -> String;
     /// How to run the lab on a corpus, its queries and a sweep file.
     fn bench(&self) -> String;
+    /// How to install the known embedding model `model` that is missing.
+    fn fetch_model(&self, model: &str) -> String;
 }
 
 /// The command line's spelling (`--size 254`, `--model e5-small`), also the HTTP server's:
@@ -30,7 +32,11 @@ impl Spelling for Flags {
     }
 
     fn key(&self, key: &str) -> String {
-        format!("--{}", key.replace('_', "-"))
+        match key {
+            // The semantic breakpoint's amount is given by one of two flags.
+            "breakpoint_amount" => "--percentile/--threshold".into(),
+            key => format!("--{}", key.replace('_', "-")),
+        }
     }
 
     fn switch(&self, key: &str) -> String {
@@ -39,5 +45,9 @@ impl Spelling for Flags {
 
     fn bench(&self) -> String {
         "`chunklab bench --corpus DIR --queries FILE --config sweep.toml`".into()
+    }
+
+    fn fetch_model(&self, model: &str) -> String {
+        chunklab_embed::Error::fetch_advice(model)
     }
 }

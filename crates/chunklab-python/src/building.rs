@@ -268,7 +268,7 @@ pub struct TextDoc {
 /// parameter is a `ConfigError` naming it; anything else (the store, the model, a lock) an
 /// `IndexingError` naming the index.
 pub fn index_error(location: &str, e: anyhow::Error) -> PyErr {
-    let msg = format!("{e:#}");
+    let msg = crate::errors::spelled(&e);
     let params = [
         "acl ",
         "meta ",

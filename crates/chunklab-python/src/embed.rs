@@ -22,7 +22,7 @@ fn model(py: Python<'_>, spec: &str, fetch: bool) -> PyResult<Arc<dyn Embedder>>
     }
     let loaded = py
         .detach(|| load_model(spec, fetch))
-        .map_err(|e| ConfigError::new_err(format!("{e:#}")))?;
+        .map_err(|e| ConfigError::new_err(crate::errors::spelled(&e)))?;
     if let Ok(mut c) = MODELS.lock() {
         if c.len() >= 4 {
             c.remove(0);

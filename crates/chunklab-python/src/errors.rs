@@ -34,6 +34,12 @@ create_exception!(
     "A chunklab index could not be created, opened, written or searched."
 );
 
+/// `e` as `{e:#}` writes it, with the options and remedies the library names (an encoding, a
+/// model to fetch) in Python's words.
+pub fn spelled(e: &anyhow::Error) -> String {
+    chunklab_pipeline::spelled_chain(e, &crate::spelling::Keywords)
+}
+
 /// `param message`, as Python spells the keyword.
 pub fn config_error(param: &str, message: &str) -> PyErr {
     ConfigError::new_err(format!("{param}: {message}"))
@@ -46,7 +52,7 @@ pub fn pipeline_error(e: anyhow::Error) -> PyErr {
     if let Some(p) = param_of(&e) {
         return p;
     }
-    ConfigError::new_err(format!("{e:#}"))
+    ConfigError::new_err(spelled(&e))
 }
 
 /// Whether `e` holds a [`chunklab_core::Error::Param`] ([`pipeline_error`] names its keyword).
@@ -72,7 +78,7 @@ fn param_of(e: &anyhow::Error) -> Option<PyErr> {
 /// An error while reading or parsing a file: `OSError` when the file system said no (missing
 /// file, permission), [`ParseError`] otherwise.
 pub fn read_error(e: anyhow::Error) -> PyErr {
-    let msg = chunklab_pipeline::spelled_chain(&e, &crate::spelling::Keywords);
+    let msg = spelled(&e);
     for cause in e.chain() {
         if let Some(io) = cause.downcast_ref::<std::io::Error>() {
             return match io.kind() {
@@ -87,5 +93,5 @@ pub fn read_error(e: anyhow::Error) -> PyErr {
 /// An error while chunking a read document (the pipeline reports it as text naming the
 /// source): most often a size the text cannot satisfy (one char larger than the size).
 pub fn chunk_error(e: anyhow::Error) -> PyErr {
-    ChunkError::new_err(format!("{e:#}"))
+    ChunkError::new_err(spelled(&e))
 }

