@@ -349,7 +349,11 @@ fn bad_parameters_fail_before_any_work() {
     for (args, msg) in [
         (
             vec!["--strategy", "fixed", "--size", "10", "--overlap", "10"],
-            "overlap (10) must be smaller than size (10)",
+            "--overlap 10 must be smaller than the size, 10",
+        ),
+        (
+            vec!["--strategy", "sliding", "--size", "10", "--stride", "11"],
+            "--stride 11 is larger than the size, 10, and would skip text",
         ),
         (
             vec!["--strategy", "fixed", "--size", "0"],

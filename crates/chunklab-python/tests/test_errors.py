@@ -55,6 +55,20 @@ def test_bad_parameters_raise_value_error(kwargs, param):
         assert param in str(e.value), str(e.value)
 
 
+def test_values_a_strategy_refuses_name_the_keyword():
+    """Checks a strategy makes when it is built (overlap below the size, a stride that skips
+    nothing) are ConfigErrors that start with the keyword, as the CLI's start with the flag."""
+    for kwargs, msg in [
+        ({"size": 10, "overlap": 10}, "overlap: 10 must be smaller than the size, 10"),
+        ({"strategy": "fixed", "size": 10, "overlap": 12}, "overlap: 12 must be smaller than the size, 10"),
+        ({"strategy": "sliding", "size": 10, "stride": 11}, "stride: 11 is larger than the size, 10"),
+        ({"strategy": "sliding", "size": 10, "stride": 0}, "stride: must be at least 1"),
+    ]:
+        with pytest.raises(chunklab.ConfigError) as e:
+            chunklab.chunk("Een tekst.", **kwargs)
+        assert str(e.value).startswith(msg), (kwargs, str(e.value))
+
+
 def test_unknown_keyword_is_a_type_error():
     with pytest.raises(TypeError, match="chunk_sise"):
         chunklab.chunk("tekst", chunk_sise=10)

@@ -25,7 +25,7 @@ use super::Recursive;
 use crate::chunk::{ChunkMeta, Span};
 use crate::chunker::{Chunker, Locator};
 use crate::document::ParsedDocument;
-use crate::error::{config_err, param_err, Error, Result};
+use crate::error::{param_err, Error, Result};
 use crate::sizer::{Measure, Sizer, MAX_DOCUMENT_BYTES};
 use crate::text::strip_span;
 use crate::text_embedder::{dot, TextEmbedder};
@@ -73,7 +73,7 @@ impl Cluster {
         embedder: Arc<dyn TextEmbedder>,
     ) -> Result<Self> {
         if size == 0 {
-            return config_err("size must be at least 1");
+            return param_err("size", "must be at least 1");
         }
         if piece_size == 0 || piece_size > size {
             return param_err(

@@ -4,7 +4,7 @@
 use super::window::windows;
 use crate::chunk::Span;
 use crate::chunker::Chunker;
-use crate::error::{config_err, Result};
+use crate::error::{param_err, Result};
 use crate::sizer::Sizer;
 use std::sync::Arc;
 
@@ -52,12 +52,13 @@ impl Fixed {
 
 pub(crate) fn validate(size: usize, overlap: usize) -> Result<()> {
     if size == 0 {
-        return config_err("size must be at least 1");
+        return param_err("size", "must be at least 1");
     }
     if overlap >= size {
-        return config_err(format!(
-            "overlap ({overlap}) must be smaller than size ({size})"
-        ));
+        return param_err(
+            "overlap",
+            format!("{overlap} must be smaller than the size, {size}"),
+        );
     }
     Ok(())
 }

@@ -8,7 +8,7 @@
 use super::pack::{Level, Packer};
 use crate::chunk::Span;
 use crate::chunker::Chunker;
-use crate::error::{config_err, Error, Result};
+use crate::error::{param_err, Error, Result};
 use crate::lang::Lang;
 use crate::segment::paragraphs;
 use crate::sizer::{Sizer, MAX_DOCUMENT_BYTES};
@@ -46,7 +46,7 @@ impl Paragraph {
         lang: Lang,
     ) -> Result<Self> {
         if size == 0 {
-            return config_err("size must be at least 1");
+            return param_err("size", "must be at least 1");
         }
         Ok(Self {
             sizer,

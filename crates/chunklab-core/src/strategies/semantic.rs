@@ -23,7 +23,7 @@ use crate::chunk::{ChunkMeta, Span};
 use crate::chunker::{Chunker, Locator};
 use crate::config::Breakpoint;
 use crate::document::ParsedDocument;
-use crate::error::{config_err, param_err, Error, Result};
+use crate::error::{param_err, Error, Result};
 use crate::lang::Lang;
 use crate::segment::sentences;
 use crate::sizer::{Measure, Sizer, MAX_DOCUMENT_BYTES};
@@ -78,7 +78,7 @@ impl Semantic {
         lang: Lang,
     ) -> Result<Self> {
         if size == 0 {
-            return config_err("size must be at least 1");
+            return param_err("size", "must be at least 1");
         }
         Ok(Self {
             recursive: Recursive::new(sizer.clone(), size, 0)?,

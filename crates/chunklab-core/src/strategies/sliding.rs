@@ -5,7 +5,7 @@ use super::fixed::validate;
 use super::window::windows;
 use crate::chunk::Span;
 use crate::chunker::Chunker;
-use crate::error::{config_err, Result};
+use crate::error::{param_err, Result};
 use crate::sizer::Sizer;
 use std::sync::Arc;
 
@@ -28,12 +28,13 @@ pub struct Sliding {
 impl Sliding {
     pub fn new(sizer: Arc<dyn Sizer>, size: usize, stride: usize) -> Result<Self> {
         if stride == 0 {
-            return config_err("stride must be at least 1");
+            return param_err("stride", "must be at least 1");
         }
         if stride > size {
-            return config_err(format!(
-                "stride ({stride}) larger than size ({size}) would skip text"
-            ));
+            return param_err(
+                "stride",
+                format!("{stride} is larger than the size, {size}, and would skip text"),
+            );
         }
         validate(size, size - stride)?;
         Ok(Self {
