@@ -4,7 +4,7 @@
 
 use crate::ocr::pages::{engine, Job, Runner, Source};
 use crate::ocr::raster::{decode_file, guess_dpi};
-use crate::ocr::{page_ranges, OcrMode, OcrOptions};
+use crate::ocr::{page_ranges, OcrError, OcrMode, OcrOptions};
 use crate::pdf::layout::PageLines;
 use crate::{Limits, ParseError, Parser};
 use chunklab_core::document::ParsedDocument;
@@ -41,13 +41,9 @@ impl Parser for ImageParser {
             message,
         })?;
         if self.ocr.mode == OcrMode::Never {
-            return Err(ParseError::Ocr {
-                message: "an image has text only through OCR, and OCR is off (--ocr never)".into(),
-            });
+            return Err(ParseError::Ocr(OcrError::Off));
         }
-        let engine = engine(&self.ocr).map_err(|e| ParseError::Ocr {
-            message: e.to_string(),
-        })?;
+        let engine = engine(&self.ocr).map_err(ParseError::Ocr)?;
         let runner = Runner::new(&self.ocr, engine, None);
         let count = images.len();
         let mut pages: Vec<PageLines> = Vec::with_capacity(count);
@@ -87,7 +83,7 @@ impl Parser for ImageParser {
                         pages.push(lines);
                     }
                     // One page failing: an error for a single image, a warning in a TIFF.
-                    Err(e) if count == 1 => return Err(ParseError::Ocr { message: e }),
+                    Err(e) if count == 1 => return Err(ParseError::Ocr(OcrError::Failed(e))),
                     Err(e) => {
                         warnings.push(format!("page {}: OCR failed: {e}", done.page));
                         pages.push(PageLines {
@@ -102,7 +98,7 @@ impl Parser for ImageParser {
         crate::ocr::layout::unify_sizes(pages.iter_mut());
         if !low.is_empty() {
             warnings.push(format!(
-                "low OCR confidence (below {:.0}) on page(s) {}",
+                "low OCR confidence (below {}) on page(s) {}",
                 self.ocr.min_confidence,
                 low.join(", ")
             ));

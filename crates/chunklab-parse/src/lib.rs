@@ -47,8 +47,23 @@ pub enum ParseError {
     #[error("not valid UTF-8 at byte {offset}")]
     NotUtf8 { offset: usize },
     /// OCR was required (`--ocr always`, an image file) but could not run or read the image.
-    #[error("OCR: {message}")]
-    Ocr { message: String },
+    #[error("{}", ParseError::ocr(.0, ocr::OCR_NEVER))]
+    Ocr(ocr::OcrError),
+}
+
+impl ParseError {
+    /// The message, with the setting that turns OCR off written as `never` (see
+    /// [`ocr::OcrError::spelled`]).
+    pub fn spelled(&self, never: &str) -> String {
+        match self {
+            ParseError::Ocr(e) => Self::ocr(e, never),
+            other => other.to_string(),
+        }
+    }
+
+    fn ocr(e: &ocr::OcrError, never: &str) -> String {
+        format!("OCR: {}", e.spelled(never))
+    }
 }
 
 /// Limits that keep hostile input from exhausting memory.

@@ -634,13 +634,51 @@ impl std::fmt::Display for Undecodable {
 
 impl std::error::Error for Undecodable {}
 
-/// `e` as `{e:#}` writes it (its causes joined by `: `), with an undecodable input's options
-/// ([`Undecodable`]) and the way to install a missing model named as `spelling` does.
+/// An input its parser refused, as an error naming it: `NAME: PROBLEM`. Displayed with the
+/// command line's options; [`Unparsed::spelled`] names each face's (the OCR setting).
+#[derive(Debug)]
+pub struct Unparsed {
+    /// The input's name (its path, `-` for stdin).
+    pub name: String,
+    /// What the parser said.
+    pub error: chunklab_parse::ParseError,
+}
+
+/// [`Unparsed`] as the error of a skipped input.
+pub(crate) fn unparsed(name: &str, error: chunklab_parse::ParseError) -> Skip {
+    Skip::Error(anyhow::Error::new(Unparsed {
+        name: name.to_string(),
+        error,
+    }))
+}
+
+impl Unparsed {
+    /// The message with the options named as `spelling` does.
+    pub fn spelled(&self, spelling: &dyn Spelling) -> String {
+        let never = spelling.setting("ocr", &"never".into());
+        format!("{}: {}", self.name, self.error.spelled(&never))
+    }
+}
+
+impl std::fmt::Display for Unparsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.spelled(&Flags))
+    }
+}
+
+impl std::error::Error for Unparsed {}
+
+/// `e` as `{e:#}` writes it (its causes joined by `: `), with the options of an undecodable
+/// input ([`Undecodable`]) or a refused one ([`Unparsed`]) and the way to install a missing
+/// model named as `spelling` does.
 pub fn spelled_chain(e: &anyhow::Error, spelling: &dyn Spelling) -> String {
     let parts: Vec<String> = e
         .chain()
         .map(|cause| {
             if let Some(u) = cause.downcast_ref::<Undecodable>() {
+                return u.spelled(spelling);
+            }
+            if let Some(u) = cause.downcast_ref::<Unparsed>() {
                 return u.spelled(spelling);
             }
             match cause.downcast_ref::<chunklab_embed::Error>() {

@@ -46,7 +46,7 @@ pub use chunklab_parse::ocr::{OcrMode, OcrOptions};
 pub use config::{ContextConfig, ContextKind, Fallback, LlmConfig, PipelineConfig, ReadingConfig};
 pub use context::{ContextStage, ContextTarget};
 pub use indexing::{AddSummary, IndexBuilder, IndexConfig, Progress};
-pub use input::spelled_chain;
+pub use input::{spelled_chain, Undecodable, Unparsed};
 pub use input::{Filters, Input, Skip};
 pub use late::{Late, LateStats};
 pub use query_batch::QueryBatchStats;

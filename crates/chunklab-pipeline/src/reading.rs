@@ -3,7 +3,7 @@
 
 use crate::input::{self, Decoding, Input, Skip, Text};
 use crate::ReadingConfig;
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use chunklab_core::document::ParsedDocument;
 use chunklab_parse::detect::{
     format_for, is_binary_format, parser_by_name, parser_with_ocr, SNIFF_BYTES,
@@ -223,7 +223,7 @@ pub(crate) fn read_text(input: &Input, how: &Reading) -> Result<Read, Skip> {
     if is_binary_format(parser.name()) {
         let mut doc = parser
             .parse(bytes, input.path(), &how.limits)
-            .map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?;
+            .map_err(|e| input::unparsed(&name, e))?;
         let warnings = std::mem::take(&mut doc.warnings);
         return Ok(Read::Prepared(Prepared::Parsed(doc, warnings)));
     }
@@ -257,7 +257,7 @@ pub(crate) fn prepare_text(
         }
         Text::Mapped(..) => parser.parse(text.as_str().as_bytes(), input.path(), &how.limits),
     };
-    let mut doc = doc.map_err(|e| Skip::Error(anyhow!("{name}: {e}")))?;
+    let mut doc = doc.map_err(|e| input::unparsed(&name, e))?;
     let warnings = std::mem::take(&mut doc.warnings);
     Ok(Prepared::Parsed(doc, warnings))
 }

@@ -6,6 +6,7 @@ use crate::convert::json_to_py;
 use crate::errors::{pipeline_error, read_error, ParseError};
 use chunklab_core::document::ParsedDocument;
 use chunklab_pipeline::{prepare, Input, Prepared, Reading, ReadingConfig, Skip};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
@@ -118,24 +119,43 @@ impl Document {
     }
 }
 
-/// Parse one file with the pipeline's reading stage.
+/// The keywords of [`parse`]: `chunklab parse`'s reading flags.
+pub const PARSE_KEYS: &[&str] = &[
+    "parser",
+    "encoding",
+    "lossy",
+    "ocr",
+    "ocr_lang",
+    "ocr_min_confidence",
+    "ocr_timeout",
+    "ocr_preprocess",
+    "max_elements",
+    "max_expanded_mb",
+];
+
+/// Parse one file with the pipeline's reading stage; the keywords are `chunklab parse`'s
+/// reading flags ([`PARSE_KEYS`]: parser, encoding, lossy, the OCR options, the container
+/// limits).
 #[pyfunction]
-#[pyo3(signature = (path, *, parser=None, encoding=None, lossy=false))]
+#[pyo3(signature = (path, **kwargs))]
 pub fn parse(
     py: Python<'_>,
     path: PathBuf,
-    parser: Option<String>,
-    encoding: Option<String>,
-    lossy: bool,
+    kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Document> {
+    let pairs = crate::config::pairs(kwargs)?;
+    if let Some((key, _)) = pairs
+        .iter()
+        .find(|(k, _)| !PARSE_KEYS.contains(&k.as_str()))
+    {
+        return Err(PyTypeError::new_err(format!(
+            "parse() got an unexpected keyword argument `{key}`; it takes: {}",
+            PARSE_KEYS.join(", ")
+        )));
+    }
+    let config: ReadingConfig = crate::config::from_pairs(pairs)?.reading;
     check_exists(&path)?;
-    let reading = Reading::new(&ReadingConfig {
-        parser,
-        encoding,
-        lossy,
-        ..ReadingConfig::default()
-    })
-    .map_err(pipeline_error)?;
+    let reading = Reading::new(&config).map_err(pipeline_error)?;
     let input = Input::file(&path);
     let source = input.source();
     let prepared = py.detach(|| prepare(&input, true, &reading, false));

@@ -117,6 +117,32 @@ def test_undecodable_files_name_python_keywords(tmp_path):
         chunklab.parse(wide)
 
 
+def test_parse_takes_the_cli_s_ocr_keywords(tmp_path, documents):
+    """parse() takes `chunklab parse`'s OCR flags as keywords (real Tesseract on a page of a
+    real PDF rendered by pdftoppm), and OCR turned off is refused in Python's words."""
+    import subprocess
+
+    pdf = documents / "pdf" / "raadsbesluit.pdf"
+    subprocess.run(
+        ["pdftoppm", "-r", "150", "-gray", "-png", "-f", "1", "-l", "1", str(pdf), str(tmp_path / "p")],
+        check=True,
+    )
+    (png,) = tmp_path.glob("p*.png")
+    with pytest.raises(chunklab.ParseError, match=r"OCR is off \(ocr=\"never\"\)") as off:
+        chunklab.parse(png, ocr="never")
+    assert png.name in str(off.value) and "--" not in str(off.value), off.value
+    with pytest.raises(chunklab.ParseError, match=r'ocr="never"'):
+        chunklab.chunk_files([png], ocr="never")
+    with pytest.raises(chunklab.ConfigError, match="^ocr: unknown variant `sometimes`"):
+        chunklab.parse(png, ocr="sometimes")
+    with pytest.raises(TypeError, match="ocrr"):
+        chunklab._chunklab.parse(png, ocrr="auto")
+    doc = chunklab.parse(png, ocr_lang="nld", ocr_min_confidence=99.5)
+    assert doc.metadata["ocr"] == "tesseract nld", doc.metadata
+    assert "windenergie" in doc.text.lower(), doc.text[:300]
+    assert any("low OCR confidence (below 99.5)" in w for w in doc.warnings), doc.warnings
+
+
 def test_binary_files_are_skipped_with_a_warning(tmp_path):
     b = tmp_path / "blob.bin"
     b.write_bytes(b"\x00\x01\x02" * 100)

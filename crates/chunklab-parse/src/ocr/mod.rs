@@ -192,16 +192,23 @@ impl OcrPage {
     }
 }
 
-/// Why OCR of a page failed.
+/// The setting that turns OCR off, as the command line writes it (a face with other words
+/// passes its own to [`OcrError::spelled`]).
+pub const OCR_NEVER: &str = "--ocr never";
+
+/// Why OCR of a page failed, or could not run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum OcrError {
     /// The engine's program is not installed.
-    #[error("{program} not found ({detail}); install it (Debian: {package}) or use --ocr never")]
+    #[error("{}", OcrError::missing(.program, .package, .detail, OCR_NEVER))]
     Missing {
         program: String,
         package: &'static str,
         detail: String,
     },
+    /// OCR is off, and the input (an image file) has text only through OCR.
+    #[error("{}", OcrError::off(OCR_NEVER))]
+    Off,
     /// A language model is not installed.
     #[error("tesseract has no `{missing}` language (installed: {installed}); install tesseract-ocr-{missing}")]
     Lang { missing: String, installed: String },
@@ -214,6 +221,30 @@ pub enum OcrError {
     /// The image could not be decoded.
     #[error("{0}")]
     Image(String),
+}
+
+impl OcrError {
+    /// The message, with the setting that turns OCR off written as `never` (`--ocr never` on
+    /// the command line, `ocr="never"` in Python).
+    pub fn spelled(&self, never: &str) -> String {
+        match self {
+            OcrError::Missing {
+                program,
+                package,
+                detail,
+            } => Self::missing(program, package, detail, never),
+            OcrError::Off => Self::off(never),
+            other => other.to_string(),
+        }
+    }
+
+    fn missing(program: &str, package: &str, detail: &str, never: &str) -> String {
+        format!("{program} not found ({detail}); install it (Debian: {package}) or use {never}")
+    }
+
+    fn off(never: &str) -> String {
+        format!("an image has text only through OCR, and OCR is off ({never})")
+    }
 }
 
 /// An OCR engine: a grey image at a resolution in, words out.

@@ -95,11 +95,7 @@ pub(crate) fn ocr_pages(
     }
     let engine = match engine(opts) {
         Ok(e) => e,
-        Err(e) if opts.mode == OcrMode::Always => {
-            return Err(ParseError::Ocr {
-                message: e.to_string(),
-            })
-        }
+        Err(e) if opts.mode == OcrMode::Always => return Err(ParseError::Ocr(e)),
         Err(e) => {
             outcome.empty_note = format!("scanned? OCR failed: {e}");
             return Ok(outcome);
@@ -160,7 +156,7 @@ pub(crate) fn ocr_pages(
     );
     if !low.is_empty() {
         warnings.push(format!(
-            "low OCR confidence (below {:.0}) on page(s) {}",
+            "low OCR confidence (below {}) on page(s) {}",
             opts.min_confidence,
             low.join(", ")
         ));

@@ -81,6 +81,13 @@ def parse(
     parser: Optional[str] = None,
     encoding: Optional[str] = None,
     lossy: bool = False,
+    ocr: Optional[str] = None,
+    ocr_lang: Optional[str] = None,
+    ocr_min_confidence: Optional[float] = None,
+    ocr_timeout: Optional[int] = None,
+    ocr_preprocess: Optional[str] = None,
+    max_elements: Optional[int] = None,
+    max_expanded_mb: Optional[int] = None,
 ) -> Document:
     """Parse one file into its elements, as ``chunklab parse`` does.
 
@@ -91,10 +98,26 @@ def parse(
 
     ``parser`` forces a parser (text, markdown, rst, html, pdf, docx, odt, code or a language);
     ``encoding`` decodes text files from another encoding; ``lossy`` replaces invalid bytes.
+    ``ocr`` ("auto": scanned pages and images, "always", "never"), ``ocr_lang`` ("nld+eng"),
+    ``ocr_min_confidence`` (0-100), ``ocr_timeout`` (seconds a page) and ``ocr_preprocess``
+    ("dpi,deskew,osd") are ``chunklab parse``'s OCR flags; ``max_elements`` and
+    ``max_expanded_mb`` bound DOCX and ODT containers. ``None`` keeps the default.
     Raises ``OSError`` for a missing file and :class:`ParseError` for a file that cannot be
     parsed.
     """
-    return _parse(path, parser=parser, encoding=encoding, lossy=lossy)
+    return _parse(
+        path,
+        parser=parser,
+        encoding=encoding,
+        lossy=lossy,
+        ocr=ocr,
+        ocr_lang=ocr_lang,
+        ocr_min_confidence=ocr_min_confidence,
+        ocr_timeout=ocr_timeout,
+        ocr_preprocess=ocr_preprocess,
+        max_elements=max_elements,
+        max_expanded_mb=max_expanded_mb,
+    )
 
 
 _OPTIONS = _chunklab.options_doc()

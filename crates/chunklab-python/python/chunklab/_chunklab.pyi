@@ -129,7 +129,18 @@ def chunk(text: str, source: Optional[_Path] = None, **config: Any) -> List[Chun
 def chunk_files(paths: Union[_Path, Iterable[_Path]], **config: Any) -> List[Chunk]: ...
 def options_doc() -> str: ...
 def parse(
-    path: _Path, *, parser: Optional[str] = None, encoding: Optional[str] = None, lossy: bool = False
+    path: _Path,
+    *,
+    parser: Optional[str] = None,
+    encoding: Optional[str] = None,
+    lossy: bool = False,
+    ocr: Optional[str] = None,
+    ocr_lang: Optional[str] = None,
+    ocr_min_confidence: Optional[float] = None,
+    ocr_timeout: Optional[int] = None,
+    ocr_preprocess: Optional[str] = None,
+    max_elements: Optional[int] = None,
+    max_expanded_mb: Optional[int] = None,
 ) -> Document: ...
 def strategies() -> List[Dict[str, Any]]: ...
 def config_keys() -> List[str]: ...
