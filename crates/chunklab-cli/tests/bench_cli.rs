@@ -367,6 +367,22 @@ fn bad_input_is_reported_with_file_and_line() {
         &cache,
         &["s.toml:3: malformed TOML"],
     );
+    // Filters that keep nothing say what the sweep had.
+    std::fs::write(&sweep, "[[config]]\nstrategy = \"fixed\"\nsize = 100\n").unwrap();
+    expect_error(
+        &[
+            "--corpus",
+            &corpus,
+            "--queries",
+            &queries,
+            "--config",
+            sweep.to_str().unwrap(),
+            "--modes",
+            "bm25",
+        ],
+        &cache,
+        &["no configuration left to run: the sweep's 1 configuration has modes dense and strategies fixed, and the filter keeps only modes bm25"],
+    );
     let csvdir = dir.path().join("chroma");
     std::fs::create_dir_all(csvdir.join("corpora")).unwrap();
     std::fs::write(csvdir.join("corpora/c.md"), "Een tekst.").unwrap();

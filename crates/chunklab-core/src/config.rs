@@ -266,6 +266,19 @@ impl ChunkConfig {
         if self.size == 0 && cutting != Strategy::Hierarchical {
             return Err(param("size", "must be at least 1"));
         }
+        // Windows measured in the size's units: checked here too, so a sweep row or a request
+        // is refused before anything is read.
+        match cutting {
+            Strategy::Recursive | Strategy::Fixed => {
+                crate::strategies::fixed::validate(self.size, self.overlap)?
+            }
+            Strategy::Sliding => crate::strategies::sliding::check_stride(
+                self.size,
+                self.stride
+                    .unwrap_or(crate::strategies::sliding::default_stride(self.size)),
+            )?,
+            _ => {}
+        }
         if self.tokenizer.is_some() && matches!(self.unit, Some(Unit::Chars | Unit::Words)) {
             return Err(param(
                 "tokenizer",

@@ -287,6 +287,15 @@ impl BenchRequest {
                 }
             }
         }
+        // What the sweep has, to say so when the filters keep nothing.
+        let mut had_modes: Vec<&str> = configs.iter().map(|c| c.mode.name()).collect();
+        let mut had_strategies: Vec<String> =
+            configs.iter().map(|c| c.chunk.strategy.clone()).collect();
+        had_strategies.sort();
+        had_strategies.dedup();
+        had_modes.sort();
+        had_modes.dedup();
+        let swept = configs.len();
         if !self.modes.is_empty() {
             let modes: Vec<Mode> = self
                 .modes
@@ -299,9 +308,22 @@ impl BenchRequest {
             configs.retain(|c| self.strategies.contains(&c.chunk.strategy));
         }
         if configs.is_empty() {
-            return Err(config_err(
-                "no configuration left to run (check modes / strategies)",
-            ));
+            let mut kept = Vec::new();
+            if !self.modes.is_empty() {
+                kept.push(format!("modes {}", self.modes.join(", ")));
+            }
+            if !self.strategies.is_empty() {
+                kept.push(format!("strategies {}", self.strategies.join(", ")));
+            }
+            return Err(config_err(format!(
+                "no configuration left to run: the sweep's {swept} configuration{} {} modes {} \
+                 and strategies {}, and the filter keeps only {}",
+                if swept == 1 { "" } else { "s" },
+                if swept == 1 { "has" } else { "have" },
+                had_modes.join(", "),
+                had_strategies.join(", "),
+                kept.join(" and ")
+            )));
         }
         Ok(configs)
     }

@@ -150,6 +150,25 @@ k = 10
     }
 
     #[test]
+    fn windows_that_cannot_be_cut_are_refused_at_their_line() {
+        // Found when the sweep is read, not after the corpus is parsed and embedded.
+        let bad = "[[config]]\nstrategy = \"recursive\"\nsize = [100, 200]\noverlap = 100\n";
+        let e = parse_sweep(bad, &d()).unwrap_err();
+        assert_eq!(e[0].0, 4, "{e:?}");
+        assert!(
+            e[0].1
+                .contains("`overlap` 100 must be smaller than the size, 100"),
+            "{e:?}"
+        );
+        let bad = "[[config]]\nstrategy = \"sliding\"\nsize = 100\nstride = 120\n";
+        let e = parse_sweep(bad, &d()).unwrap_err();
+        assert!(
+            e[0].1.contains("`stride` 120 is larger than the size, 100"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
     fn fusion_weights_merge_and_depth_are_run_keys() {
         let text = "[[config]]\nstrategy = \"fixed\"\nsize = 100\nmodes = [\"hybrid\"]\nbm25_weight = [1, 4]\nmerge = true\ndepth = 20\n";
         let c = parse_sweep(text, &d()).unwrap();

@@ -6,7 +6,7 @@ pub(crate) mod catalog;
 mod cluster;
 mod code;
 mod elements;
-mod fixed;
+pub(crate) mod fixed;
 mod groups;
 mod headings;
 mod hierarchical;
@@ -16,7 +16,7 @@ mod recursive;
 mod semantic;
 mod sentence;
 mod separators;
-mod sliding;
+pub(crate) mod sliding;
 mod structured;
 pub(crate) mod window;
 
@@ -80,7 +80,7 @@ pub fn build(
             Box::new(r.with_keep_separator(cfg.keep_separator))
         }
         Strategy::Sliding => {
-            let stride = cfg.stride.unwrap_or((cfg.size / 2).max(1));
+            let stride = cfg.stride.unwrap_or(sliding::default_stride(cfg.size));
             Box::new(Sliding::new(sizer, cfg.size, stride)?)
         }
         Strategy::Sentence => Box::new(Sentence::new(sizer, cfg.size, cfg.overlap, cfg.lang)?),

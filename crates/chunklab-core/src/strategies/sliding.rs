@@ -25,18 +25,29 @@ pub struct Sliding {
     stride: usize,
 }
 
+/// The stride of a window of `size` when none is given: half the size.
+pub(crate) fn default_stride(size: usize) -> usize {
+    (size / 2).max(1)
+}
+
+/// A window of `size` moved by `stride`: at least 1, and at most the size (a larger stride
+/// would skip text).
+pub(crate) fn check_stride(size: usize, stride: usize) -> Result<()> {
+    if stride == 0 {
+        return param_err("stride", "must be at least 1");
+    }
+    if stride > size {
+        return param_err(
+            "stride",
+            format!("{stride} is larger than the size, {size}, and would skip text"),
+        );
+    }
+    validate(size, size - stride)
+}
+
 impl Sliding {
     pub fn new(sizer: Arc<dyn Sizer>, size: usize, stride: usize) -> Result<Self> {
-        if stride == 0 {
-            return param_err("stride", "must be at least 1");
-        }
-        if stride > size {
-            return param_err(
-                "stride",
-                format!("{stride} is larger than the size, {size}, and would skip text"),
-            );
-        }
-        validate(size, size - stride)?;
+        check_stride(size, stride)?;
         Ok(Self {
             sizer,
             size,
