@@ -228,6 +228,14 @@ k = 10
         assert_eq!(p[0].0, 2, "{p:?}");
         let p = parse_sweep("k = 5\n", &d()).unwrap_err();
         assert!(p[0].1.contains("no [[config]]"));
+        assert!(!p[0].1.contains("put `[[config]]`"), "{p:?}");
+        // Strategies written at the top level: the table they need is named, at their line.
+        let p = parse_sweep("k = 5\nstrategy = \"fixed\"\nsize = [100]\n", &d()).unwrap_err();
+        assert_eq!(p[0].0, 2, "{p:?}");
+        assert!(
+            p[0].1.contains("put `[[config]]` above `strategy`"),
+            "{p:?}"
+        );
     }
 
     #[test]

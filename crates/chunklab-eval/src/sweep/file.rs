@@ -113,7 +113,17 @@ pub fn parse_sweep(
         }
     }
     if configs.is_empty() && problems.is_empty() {
-        problems.push((0, "no [[config]] tables: nothing to run".into()));
+        // Top-level keys are defaults of the tables; a sweep written without one names why.
+        let hint = if top.contains_key("strategy") {
+            " (top-level keys are defaults for the [[config]] tables: put `[[config]]` above \
+             `strategy`)"
+        } else {
+            ""
+        };
+        problems.push((
+            key_line("strategy", 0),
+            format!("no [[config]] tables: nothing to run{hint}"),
+        ));
     }
     let mut out = Vec::new();
     for (line, t) in configs {
