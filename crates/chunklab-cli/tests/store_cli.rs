@@ -182,6 +182,39 @@ fn an_unreachable_server_is_named_without_its_password() {
 }
 
 #[test]
+fn a_store_that_is_no_store_is_refused_before_anything_is_made() {
+    // Another URL scheme (or a misspelt one) was taken for a directory named `mysql:`.
+    let dir = tempfile::tempdir().unwrap();
+    let samples = samples();
+    for (store, wants) in [
+        ("mysql://x/archief", "`mysql://` is no store chunklab opens"),
+        (
+            "postgress://u@h/archief",
+            "`postgress://` is no store chunklab opens",
+        ),
+        ("postgres://", "`postgres://` names no server"),
+    ] {
+        for args in [
+            vec!["index", samples.to_str().unwrap(), "-q", "--store", store],
+            vec!["search", "parkeren", "--store", store, "--mode", "bm25"],
+        ] {
+            let out = cli!()
+                .command()
+                .current_dir(dir.path())
+                .env_remove("PGHOST")
+                .args(&args)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert!(!out.status.success(), "{args:?} succeeded");
+            assert!(stderr(&out).contains(wants), "{args:?}: {}", stderr(&out));
+        }
+    }
+    let made: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(made.is_empty(), "{made:?}");
+}
+
+#[test]
 fn index_and_store_flags_are_exclusive_and_one_is_required() {
     let out = run(&["search", "x", "--index", "a", "--store", "b"]);
     assert!(!out.status.success());

@@ -134,9 +134,7 @@ impl IndexBuilder {
         cfg: &IndexConfig,
         sample: Sample<'_>,
     ) -> Result<Self> {
-        if location.is_empty() {
-            bail!("index location: give an index directory or a postgres:// URL");
-        }
+        is_postgres(location)?;
         let acl = rules(&cfg.acl, "acl", |v| Some(v.to_string()))?;
         let meta = rules(&cfg.meta, "meta", |v| {
             v.split_once(':')
@@ -193,7 +191,7 @@ impl IndexBuilder {
         settings.run = Some(IndexRun::new(&pipeline.config, cfg).to_json());
         settings.hnsw = hnsw;
         let mut notes = Vec::new();
-        let postgres = chunklab_postgres::is_postgres_url(location);
+        let postgres = is_postgres(location)?;
         let writer: Box<dyn StoreWriter + Send> = if postgres {
             chunklab_postgres::open::open_pg_writer(location, settings, cfg.rebuild)?
         } else {
@@ -593,4 +591,39 @@ fn chunk_todo(t: &Todo, p: &Pipeline, prepared: Prepared) -> Result<ChunkedDocum
         t.acl.clone(),
         t.fields.clone(),
     )
+}
+
+/// Whether the store `location` is PostgreSQL (`postgres://`, `postgresql://`,
+/// `postgres-cluster://`) rather than an index directory. An empty location, and one that
+/// starts with another URL scheme (`mysql://…`, a misspelt `postgress://…`), are refused:
+/// taken as a directory, the latter would create one named `mysql:`.
+///
+/// ```
+/// use chunklab_pipeline::indexing::is_postgres;
+/// assert!(is_postgres("postgresql://user@/archief?host=/run/postgresql").unwrap());
+/// assert!(!is_postgres("./idx").unwrap());
+/// assert!(!is_postgres("archief:2024").unwrap());
+/// let e = is_postgres("mysql://x").unwrap_err().to_string();
+/// assert!(e.contains("`mysql://` is no store chunklab opens"), "{e}");
+/// assert!(is_postgres("").is_err());
+/// ```
+pub fn is_postgres(location: &str) -> Result<bool> {
+    if location.is_empty() {
+        bail!("index location: give an index directory or a postgres:// URL");
+    }
+    if chunklab_postgres::is_postgres_url(location) {
+        return Ok(true);
+    }
+    let scheme = location.split_once("://").map(|(s, _)| s).filter(|s| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if let Some(scheme) = scheme {
+        bail!(
+            "index location `{location}`: `{scheme}://` is no store chunklab opens; give an index \
+             directory or a postgres:// (postgresql://, postgres-cluster://) URL"
+        );
+    }
+    Ok(false)
 }

@@ -635,24 +635,24 @@ impl std::fmt::Display for Undecodable {
 impl std::error::Error for Undecodable {}
 
 /// An input its parser refused, as an error naming it: `NAME: PROBLEM`. Displayed with the
-/// command line's options; [`Unparsed::spelled`] names each face's (the OCR setting).
+/// command line's options; [`ParseFailure::spelled`] names each face's (the OCR setting).
 #[derive(Debug)]
-pub struct Unparsed {
+pub struct ParseFailure {
     /// The input's name (its path, `-` for stdin).
     pub name: String,
     /// What the parser said.
     pub error: chunklab_parse::ParseError,
 }
 
-/// [`Unparsed`] as the error of a skipped input.
-pub(crate) fn unparsed(name: &str, error: chunklab_parse::ParseError) -> Skip {
-    Skip::Error(anyhow::Error::new(Unparsed {
+/// [`ParseFailure`] as the error of a skipped input.
+pub(crate) fn parse_failure(name: &str, error: chunklab_parse::ParseError) -> Skip {
+    Skip::Error(anyhow::Error::new(ParseFailure {
         name: name.to_string(),
         error,
     }))
 }
 
-impl Unparsed {
+impl ParseFailure {
     /// The message with the options named as `spelling` does.
     pub fn spelled(&self, spelling: &dyn Spelling) -> String {
         let never = spelling.setting("ocr", &"never".into());
@@ -660,16 +660,16 @@ impl Unparsed {
     }
 }
 
-impl std::fmt::Display for Unparsed {
+impl std::fmt::Display for ParseFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.spelled(&Flags))
     }
 }
 
-impl std::error::Error for Unparsed {}
+impl std::error::Error for ParseFailure {}
 
 /// `e` as `{e:#}` writes it (its causes joined by `: `), with the options of an undecodable
-/// input ([`Undecodable`]) or a refused one ([`Unparsed`]) and the way to install a missing
+/// input ([`Undecodable`]) or a refused one ([`ParseFailure`]) and the way to install a missing
 /// model named as `spelling` does.
 pub fn spelled_chain(e: &anyhow::Error, spelling: &dyn Spelling) -> String {
     let parts: Vec<String> = e
@@ -678,7 +678,7 @@ pub fn spelled_chain(e: &anyhow::Error, spelling: &dyn Spelling) -> String {
             if let Some(u) = cause.downcast_ref::<Undecodable>() {
                 return u.spelled(spelling);
             }
-            if let Some(u) = cause.downcast_ref::<Unparsed>() {
+            if let Some(u) = cause.downcast_ref::<ParseFailure>() {
                 return u.spelled(spelling);
             }
             match cause.downcast_ref::<chunklab_embed::Error>() {

@@ -46,7 +46,7 @@ pub use chunklab_parse::ocr::{OcrMode, OcrOptions};
 pub use config::{ContextConfig, ContextKind, Fallback, LlmConfig, PipelineConfig, ReadingConfig};
 pub use context::{ContextStage, ContextTarget};
 pub use indexing::{AddSummary, IndexBuilder, IndexConfig, Progress};
-pub use input::{spelled_chain, Undecodable, Unparsed};
+pub use input::{spelled_chain, ParseFailure, Undecodable};
 pub use input::{Filters, Input, Skip};
 pub use late::{Late, LateStats};
 pub use query_batch::QueryBatchStats;
@@ -108,7 +108,7 @@ pub struct Processed<'a> {
 /// already handed on, or text to chunk as read.
 enum Readied<R> {
     Done(R),
-    Unparsed(input::Text),
+    ParseFailure(input::Text),
 }
 
 /// The documents chunked as read have no vectors and no warnings.
@@ -245,7 +245,7 @@ impl Pipeline {
         let mut call = |p: Processed<'_>| f.take().expect("called once")(p);
         match self.read_for_processing(input, &source, &mut call)? {
             Readied::Done(r) => Ok(r),
-            Readied::Unparsed(text) => {
+            Readied::ParseFailure(text) => {
                 let s = text.as_str();
                 let chunks = chunklab_core::chunker::chunk_source_text(
                     &Document::new(input.doc_id(), &source, s),
@@ -273,7 +273,7 @@ impl Pipeline {
         for (i, (input, source)) in inputs.iter().zip(&sources).enumerate() {
             done.push(match self.read_for_processing(input, source, &mut f) {
                 Ok(Readied::Done(r)) => Some(Ok(r)),
-                Ok(Readied::Unparsed(text)) => {
+                Ok(Readied::ParseFailure(text)) => {
                     unparsed.push((i, text));
                     None
                 }
@@ -324,7 +324,7 @@ impl Pipeline {
                 text
             }
         };
-        Ok(Readied::Unparsed(text))
+        Ok(Readied::ParseFailure(text))
     }
 
     /// Whether [`Pipeline::with_processed`] chunks a text document that the parser `parser`

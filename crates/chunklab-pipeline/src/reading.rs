@@ -223,7 +223,7 @@ pub(crate) fn read_text(input: &Input, how: &Reading) -> Result<Read, Skip> {
     if is_binary_format(parser.name()) {
         let mut doc = parser
             .parse(bytes, input.path(), &how.limits)
-            .map_err(|e| input::unparsed(&name, e))?;
+            .map_err(|e| input::parse_failure(&name, e))?;
         let warnings = std::mem::take(&mut doc.warnings);
         return Ok(Read::Prepared(Prepared::Parsed(doc, warnings)));
     }
@@ -257,7 +257,7 @@ pub(crate) fn prepare_text(
         }
         Text::Mapped(..) => parser.parse(text.as_str().as_bytes(), input.path(), &how.limits),
     };
-    let mut doc = doc.map_err(|e| input::unparsed(&name, e))?;
+    let mut doc = doc.map_err(|e| input::parse_failure(&name, e))?;
     let warnings = std::mem::take(&mut doc.warnings);
     Ok(Prepared::Parsed(doc, warnings))
 }

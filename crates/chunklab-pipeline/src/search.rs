@@ -232,7 +232,7 @@ impl Searcher {
     /// Open the store at `location`: a `postgres://` or `postgresql://` URL (PostgreSQL +
     /// pgvector, see `chunklab_postgres`), or else an index directory.
     pub fn open_location(location: &str, fetch: bool) -> Result<Searcher> {
-        if chunklab_postgres::is_postgres_url(location) {
+        if crate::indexing::is_postgres(location)? {
             let store = chunklab_postgres::open_store(location)?;
             Ok(Searcher::with_store(store, fetch))
         } else {

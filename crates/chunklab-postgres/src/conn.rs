@@ -53,6 +53,19 @@ impl Target {
                 config.user(&u);
             }
         }
+        if config.get_hosts().is_empty() {
+            match std::env::var("PGHOST") {
+                Ok(h) if !h.is_empty() => {
+                    config.host(&h);
+                }
+                // Refused now: connecting would fail the same way after every retry.
+                _ => {
+                    return Err(Error::Store(format!(
+                        "`{shown}` names no server: give a host (postgres://user@localhost:5432/archief), a socket directory (postgresql://user@/archief?host=/run/postgresql) or $PGHOST"
+                    )))
+                }
+            }
+        }
         config.connect_timeout(Duration::from_secs(5));
         config.application_name("chunklab");
         Ok(Target { config, shown })
