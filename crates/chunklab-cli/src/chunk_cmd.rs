@@ -217,6 +217,18 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     if let Some(pb) = &progress {
         pb.finish_and_clear();
     }
+    if docs + skipped + failed == 0 {
+        // An empty or mistyped directory, or filters that leave nothing: not silent.
+        eprintln!(
+            "warning: no files to read under {} (hidden and .gitignored files are skipped{})",
+            a.paths.join(", "),
+            if a.chunking.include.is_empty() && a.chunking.exclude.is_empty() {
+                ""
+            } else {
+                "; --include and --exclude apply"
+            }
+        );
+    }
     if !a.quiet {
         let secs = started.elapsed().as_secs_f64();
         eprintln!(

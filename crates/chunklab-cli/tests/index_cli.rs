@@ -241,6 +241,27 @@ fn incremental_runs_only_process_changes() {
             "{mode}: removed file still found"
         );
     }
+
+    // Paths that hold nothing (an unmounted share, a typo) do not empty the index ...
+    let empty = tmp.path().join("leeg");
+    std::fs::create_dir(&empty).unwrap();
+    let out = index(&empty, &idx, &[]);
+    assert!(!out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("this run would remove all 3 document(s) of the index")
+            && stderr(&out).contains("--rebuild to start the index over"),
+        "{}",
+        stderr(&out)
+    );
+    let r = search(&idx, "vuilnis dinsdag", &["--mode", "bm25"]);
+    assert_eq!(top_doc(&r), "new.txt");
+    // ... unless the index is started over.
+    let out = index(&empty, &idx, &["--rebuild"]);
+    assert!(
+        stderr(&out).contains("the index holds 0 documents"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

@@ -194,3 +194,29 @@ fn a_missing_path_fails_before_the_output_is_created() {
     assert!(err.contains("missing: cannot read"), "{err}");
     assert!(!out_path.exists(), "the output was created");
 }
+
+#[test]
+fn paths_that_hold_no_files_are_warned_about() {
+    // An empty or mistyped directory, or filters that leave nothing, is not a silent success.
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("leeg");
+    std::fs::create_dir(&empty).unwrap();
+    let out = chunklab(&["chunk", empty.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: no files to read under ")
+            && stderr(&out).contains("leeg (hidden and .gitignored files are skipped)"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(empty.join("a.txt"), "Tekst.").unwrap();
+    let out = chunklab(&["chunk", empty.to_str().unwrap(), "--include", "*.pdf"]);
+    assert!(
+        stderr(&out).contains("; --include and --exclude apply)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = chunklab(&["chunk", empty.to_str().unwrap()]);
+    assert!(!stderr(&out).contains("no files"), "{}", stderr(&out));
+    assert_eq!(json_lines(&out).len(), 1);
+}

@@ -467,7 +467,18 @@ impl IndexBuilder {
             }
         }
         if remove_missing {
-            for doc_id in self.writer.doc_ids() {
+            let held = self.writer.doc_ids();
+            if seen.is_empty() && !held.is_empty() {
+                // Paths that hold nothing (an unmounted share, a typo) would empty the index.
+                bail!(
+                    "no files to read under the paths given: this run would remove all {} \
+                     document(s) of the index (an empty, mistyped or unmounted directory?); give \
+                     the paths that hold them, or {} to start the index over",
+                    held.len(),
+                    self.spelling.switch("rebuild")
+                );
+            }
+            for doc_id in held {
                 if !seen.contains(&doc_id) {
                     self.writer.remove_document(&doc_id)?;
                     s.removed += 1;

@@ -107,6 +107,21 @@ def test_a_bare_call_takes_the_index_own_configuration(tmp_path, parkeren):
     assert run["pipeline"]["chunking"]["size"] != 300 and run["acl"] == [], run
 
 
+def test_remove_missing_does_not_empty_the_index_for_paths_that_hold_nothing(tmp_path, parkeren):
+    """remove_missing=True over an empty (mistyped, unmounted) directory would remove every
+    document: refused, naming rebuild=True; the index keeps its documents."""
+    path = tmp_path / "idx"
+    idx = chunklab.Index.create(path)
+    idx.add_files([parkeren], **OPTS)
+    empty = tmp_path / "leeg"
+    empty.mkdir()
+    with pytest.raises(Exception, match=r"would remove all 1 document\(s\) of the index") as e:
+        idx.add_files([empty], remove_missing=True)
+    assert "rebuild=True to start the index over" in str(e.value) and "--" not in str(e.value), e.value
+    idx.close()
+    assert chunklab.Index.open(path).search("vergunning", mode="bm25", k=1)
+
+
 def test_create_s_model_goes_over_the_recorded_configuration(tmp_path, parkeren):
     """`create(path, model=...)` names no chunking: a call without keyword arguments takes the
     chunking the index records, and a model other than the index's is refused naming it."""
