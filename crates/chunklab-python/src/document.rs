@@ -133,9 +133,21 @@ pub const PARSE_KEYS: &[&str] = &[
     "max_expanded_mb",
 ];
 
-/// Parse one file with the pipeline's reading stage; the keywords are `chunklab parse`'s
-/// reading flags ([`PARSE_KEYS`]: parser, encoding, lossy, the OCR options, the container
-/// limits).
+/// Parse one file into its elements, as ``chunklab parse`` does.
+///
+/// Returns a :class:`Document` with ``text`` (all offsets refer to it), ``format``,
+/// ``metadata``, ``pages``, ``warnings`` and ``elements``: dicts with ``kind``,
+/// ``start``/``end`` (UTF-8 bytes), ``start_char``/``end_char``, ``page``, ``lines``, ``level``
+/// (headings), ``symbol`` (code) and ``text``.
+///
+/// The keywords are ``chunklab parse``'s reading flags: ``parser`` forces a parser (text,
+/// markdown, rst, html, pdf, docx, odt, code or a language); ``encoding`` decodes text files
+/// from another encoding; ``lossy`` replaces invalid bytes. ``ocr`` ("auto": scanned pages and
+/// images, "always", "never"), ``ocr_lang`` ("nld+eng"), ``ocr_min_confidence`` (0-100),
+/// ``ocr_timeout`` (seconds a page) and ``ocr_preprocess`` ("dpi,deskew,osd"); ``max_elements``
+/// and ``max_expanded_mb`` bound DOCX and ODT containers. ``None`` keeps the default.
+/// Raises ``OSError`` for a missing file, :class:`ParseError` for a file that cannot be parsed
+/// and :class:`ConfigError` for a bad value.
 #[pyfunction]
 #[pyo3(signature = (path, **kwargs))]
 pub fn parse(

@@ -22,7 +22,7 @@ Integrations (optional imports): :mod:`chunklab.langchain` (``ChunklabTextSplitt
 from __future__ import annotations
 
 import os
-from typing import Iterable, List, Optional, Union
+from typing import Iterable, List, Union
 
 from . import _chunklab
 from ._chunklab import (
@@ -41,7 +41,6 @@ from ._chunklab import (
     queries_generate,
     strategies,
 )
-from ._chunklab import parse as _parse
 
 __all__ = [
     "chunk",
@@ -75,49 +74,8 @@ def chunk_files(paths: Union[PathLike, Iterable[PathLike]], **config) -> List[Ch
     return _chunklab.chunk_files(paths, **config)
 
 
-def parse(
-    path: PathLike,
-    *,
-    parser: Optional[str] = None,
-    encoding: Optional[str] = None,
-    lossy: bool = False,
-    ocr: Optional[str] = None,
-    ocr_lang: Optional[str] = None,
-    ocr_min_confidence: Optional[float] = None,
-    ocr_timeout: Optional[int] = None,
-    ocr_preprocess: Optional[str] = None,
-    max_elements: Optional[int] = None,
-    max_expanded_mb: Optional[int] = None,
-) -> Document:
-    """Parse one file into its elements, as ``chunklab parse`` does.
-
-    Returns a :class:`Document` with ``text`` (all offsets refer to it), ``format``,
-    ``metadata``, ``pages``, ``warnings`` and ``elements``: dicts with ``kind``, ``start``/``end``
-    (UTF-8 bytes), ``start_char``/``end_char``, ``page``, ``lines``, ``level`` (headings),
-    ``symbol`` (code) and ``text``.
-
-    ``parser`` forces a parser (text, markdown, rst, html, pdf, docx, odt, code or a language);
-    ``encoding`` decodes text files from another encoding; ``lossy`` replaces invalid bytes.
-    ``ocr`` ("auto": scanned pages and images, "always", "never"), ``ocr_lang`` ("nld+eng"),
-    ``ocr_min_confidence`` (0-100), ``ocr_timeout`` (seconds a page) and ``ocr_preprocess``
-    ("dpi,deskew,osd") are ``chunklab parse``'s OCR flags; ``max_elements`` and
-    ``max_expanded_mb`` bound DOCX and ODT containers. ``None`` keeps the default.
-    Raises ``OSError`` for a missing file and :class:`ParseError` for a file that cannot be
-    parsed.
-    """
-    return _parse(
-        path,
-        parser=parser,
-        encoding=encoding,
-        lossy=lossy,
-        ocr=ocr,
-        ocr_lang=ocr_lang,
-        ocr_min_confidence=ocr_min_confidence,
-        ocr_timeout=ocr_timeout,
-        ocr_preprocess=ocr_preprocess,
-        max_elements=max_elements,
-        max_expanded_mb=max_expanded_mb,
-    )
+# A builtin too: the keywords and their docstring are the extension's (see _chunklab.pyi).
+parse = _chunklab.parse
 
 
 _OPTIONS = _chunklab.options_doc()
