@@ -78,13 +78,20 @@ fn lock<T>(m: &Mutex<T>) -> PyResult<MutexGuard<'_, T>> {
 
 #[pymethods]
 impl Index {
-    /// Open the index in `path`; `fetch`: download its model if it is not installed.
+    /// Open the index at `path`: a directory built by `chunklab index`, or a `postgres://`
+    /// URL written by `chunklab index --store` (or `Index.create`); `fetch`: download its model
+    /// if it is not installed.
     #[staticmethod]
     #[pyo3(signature = (path, *, fetch=false))]
     fn open(py: Python<'_>, path: PathBuf, fetch: bool) -> PyResult<Index> {
-        check_exists(&path)?;
+        let location = path.display().to_string();
+        let postgres = chunklab_pipeline::indexing::is_postgres(&location)
+            .map_err(|e| ConfigError::new_err(spelled(&e)))?;
+        if !postgres {
+            check_exists(&path)?;
+        }
         let searcher = py
-            .detach(|| Searcher::open(&path, fetch))
+            .detach(|| Searcher::open_location(&location, fetch))
             .map_err(|e| IndexingError::new_err(format!("{}: {}", path.display(), spelled(&e))))?;
         Ok(Index {
             path,

@@ -82,6 +82,27 @@ def run_cli(args: List[str], stdin: bytes | None = None) -> List[dict]:
 
 
 @pytest.fixture(scope="session")
+def pg_url():
+    """A real PostgreSQL 18 + pgvector server: $CHUNKLAB_PG_URL (the one `.ci/run` starts), else
+    one started for this session with scripts/pg-server.sh and stopped after it. One that
+    cannot be started fails the tests that need it."""
+    url = os.environ.get("CHUNKLAB_PG_URL", "").strip()
+    if url:
+        yield url
+        return
+    # Under /tmp itself: the server runs as `nobody` when the tests run as root.
+    data = Path("/tmp") / f"chunklab-pytest-pg-{os.getpid()}"
+    script = str(REPO / "scripts" / "pg-server.sh")
+    p = subprocess.run([script, "start", "--dir", str(data)], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"scripts/pg-server.sh start failed: {p.stderr}")
+    try:
+        yield p.stdout.strip().splitlines()[-1]
+    finally:
+        subprocess.run([script, "stop", str(data)], capture_output=True)
+
+
+@pytest.fixture(scope="session")
 def cli():
     _cli_bin()
     return run_cli

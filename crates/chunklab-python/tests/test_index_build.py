@@ -122,6 +122,18 @@ def test_remove_missing_does_not_empty_the_index_for_paths_that_hold_nothing(tmp
     assert chunklab.Index.open(path).search("vergunning", mode="bm25", k=1)
 
 
+def test_an_index_in_postgresql_opens_by_its_url(pg_url, parkeren):
+    """An index written to PostgreSQL (here by Index.create; `chunklab index --store` writes the
+    same) is opened by its URL, as a directory is by its path; another URL scheme is refused."""
+    idx = chunklab.Index.create(pg_url, model="minilm", rebuild=True)
+    idx.add_files([parkeren], **OPTS)
+    idx.close()
+    hits = chunklab.Index.open(pg_url).search("vergunning", mode="bm25", k=3)
+    assert hits and hits[0]["doc_id"].endswith("nl_verordening_parkeren.txt"), hits
+    with pytest.raises(chunklab.ConfigError, match="`mysql://` is no store chunklab opens"):
+        chunklab.Index.open("mysql://x/archief")
+
+
 def test_create_s_model_goes_over_the_recorded_configuration(tmp_path, parkeren):
     """`create(path, model=...)` names no chunking: a call without keyword arguments takes the
     chunking the index records, and a model other than the index's is refused naming it."""
