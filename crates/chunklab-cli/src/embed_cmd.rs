@@ -53,6 +53,10 @@ pub fn run(args: EmbedArgs) -> Result<ExitCode> {
     };
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let vectors = model.embed(&refs, role)?;
+    // Never silently in part: a text past the window has only its head in its vector.
+    for t in chunklab_embed::truncated(model.as_ref(), &refs) {
+        eprintln!("warning: {}: {t}", model.name());
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for (text, v) in texts.iter().zip(&vectors) {
         if args.json {

@@ -45,6 +45,24 @@ fn embedding_with_a_missing_model_says_how_to_fetch_it() {
 }
 
 #[test]
+fn a_text_past_the_window_is_named_not_embedded_in_part_silently() {
+    let long = "De gemeenteraad besluit over windturbines op zee. ".repeat(60);
+    let out = chunklab(
+        &["embed", "kort", &long, "--model", "minilm", "--fetch"],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: minilm: text 2 is ")
+            && err.contains("tokens, longer than the model's 254-token window: its vector is of the first 254 tokens only"),
+        "{err}"
+    );
+    assert!(!err.contains("text 1 "), "{err}");
+    assert_eq!(stdout(&out).lines().count(), 2);
+}
+
+#[test]
 fn embed_prints_normalized_vectors() {
     // Uses (and if needed fills) the user's model cache, like a user would.
     let out = chunklab(

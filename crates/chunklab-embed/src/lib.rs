@@ -30,6 +30,7 @@ pub mod registry;
 mod rerank;
 mod reranker;
 mod softmax;
+mod truncation;
 
 pub use bert::{BertConfig, BertModel, Precision};
 pub use core_adapter::CoreEmbedder;
@@ -39,6 +40,7 @@ pub use error::{Error, Result};
 pub use late::{late_embeddings, LateChunker, LateEmbeddings, LateOptions};
 pub use rerank::{load_reranker, MaxSim};
 pub use reranker::{RerankWith, Reranker};
+pub use truncation::{truncated, Truncated};
 
 use registry::{KnownModel, ModelKind};
 use std::ops::Range;

@@ -49,9 +49,16 @@ pub fn embed(
         return Ok(Vec::new());
     }
     let role = if query { Role::Query } else { Role::Passage };
-    py.detach(|| {
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        m.embed(&refs, role)
-    })
-    .map_err(|e| ChunkError::new_err(format!("embedding with {model}: {e:#}")))
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let (vectors, cut) = py
+        .detach(|| {
+            m.embed(&refs, role)
+                .map(|v| (v, chunklab_embed::truncated(m.as_ref(), &refs)))
+        })
+        .map_err(|e| ChunkError::new_err(format!("embedding with {model}: {e:#}")))?;
+    // Never silently in part: a text past the window has only its head in its vector.
+    for t in cut {
+        crate::chunker::warn(py, &format!("{model}: {t}"))?;
+    }
+    Ok(vectors)
 }

@@ -162,6 +162,19 @@ def test_a_dutch_index_without_its_model_says_why_in_python_words(tmp_path, park
     assert "pass fetch=True" in msg and "--fetch" not in msg, msg
 
 
+def test_embed_warns_about_a_text_past_the_window():
+    """A text longer than the model's window is embedded from its head only: a UserWarning says
+    which, as `chunklab embed` does on stderr."""
+    long = "De gemeenteraad besluit over windturbines op zee. " * 60
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        vectors = chunklab.embed(["kort", long], model="minilm")
+    assert len(vectors) == 2
+    texts = [str(w.message) for w in seen]
+    assert len(texts) == 1 and texts[0].startswith("minilm: text 2 is "), texts
+    assert "longer than the model's 254-token window" in texts[0], texts
+
+
 def test_a_missing_model_says_fetch_true(tmp_path, monkeypatch):
     """A known model that is not installed names Python's fetch=True, not the CLI's --fetch,
     from embed(), from a tokenizer named by a model, and fetch=True then installs it."""

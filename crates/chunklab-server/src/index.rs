@@ -466,7 +466,12 @@ pub async fn embed(
             let vectors = model
                 .embed(&refs, role)
                 .map_err(|e| from_anyhow(e.into()))?;
-            Ok(json!({"model": spec, "dim": model.dim(), "vectors": vectors}))
+            // Texts past the window are embedded from their head: said, as the CLI does.
+            let warnings: Vec<String> = chunklab_embed::truncated(model.as_ref(), &refs)
+                .iter()
+                .map(|t| t.to_string())
+                .collect();
+            Ok(json!({"model": spec, "dim": model.dim(), "vectors": vectors, "warnings": warnings}))
         })
         .await?;
     Ok(Json(out))

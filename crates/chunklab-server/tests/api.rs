@@ -657,6 +657,22 @@ fn embed_serves_the_index_model() {
     let v = r.body["vectors"].as_array().unwrap();
     assert_eq!(v.len(), 2);
     assert_eq!(v[0].as_array().unwrap().len(), 384);
+    assert_eq!(r.body["warnings"], json!([]));
+    let long = "De gemeenteraad besluit over windturbines op zee. ".repeat(60);
+    let r = json(
+        "POST",
+        &s.url("/v1/embed"),
+        Some(BOB),
+        &json!({"texts": ["kort", long]}),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    let w = r.body["warnings"].as_array().unwrap();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].as_str().unwrap().starts_with("text 2 is ")
+            && w[0].as_str().unwrap().contains("254-token window"),
+        "{w:?}"
+    );
     assert_eq!(
         json(
             "POST",

@@ -10,7 +10,6 @@ use anyhow::{bail, Context as _, Result};
 use chunklab_core::Lang;
 use chunklab_embed::{Embedder, Role};
 use chunklab_index::NewDocument;
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// A chunked document, its chunk texts not yet embedded.
@@ -101,11 +100,7 @@ pub fn embed_documents<T>(
     }
     // Chunks longer than the model's window lose their tail when embedded: counted and
     // reported, never silent.
-    let window = model.token_capacity();
-    s.truncated += texts
-        .par_iter()
-        .filter(|t| model.token_spans(t).is_ok_and(|sp| sp.len() > window))
-        .count();
+    s.truncated += chunklab_embed::truncated(model, &texts).len();
     s.embedded += texts.len();
     let vectors = if texts.is_empty() {
         Vec::new()
