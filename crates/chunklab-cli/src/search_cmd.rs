@@ -195,8 +195,9 @@ pub fn run(a: SearchArgs) -> Result<ExitCode> {
             write_hit(&mut out, i + 1, h, &a.query, &lang, color)?;
         }
         eprintln!(
-            "{} results in {:.0} ms ({} mode{})",
+            "{} result{} in {:.0} ms ({} mode{})",
             hits.len(),
+            if hits.len() == 1 { "" } else { "s" },
             started.elapsed().as_secs_f64() * 1e3,
             cfg.mode,
             if a.rerank.is_some() { ", reranked" } else { "" }

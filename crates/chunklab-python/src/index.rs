@@ -9,7 +9,7 @@ use crate::config::{pairs, to_json_map};
 use crate::convert::{json_to_py, py_to_json};
 use crate::errors::{config_error, spelled, ConfigError, IndexingError};
 use chunklab_pipeline::indexing::IndexConfig;
-use chunklab_pipeline::search::{SearchConfig, Searcher};
+use chunklab_pipeline::search::{SearchConfig, SearchParamError, Searcher};
 use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyDict, PyList};
 use serde_json::Value;
@@ -309,7 +309,11 @@ impl Index {
         acl: Option<Vec<String>>,
         options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let map = to_json_map(options)?;
+        let mut map = to_json_map(options)?;
+        // One filter may be given as a string (`filter="source=besluiten/**"`).
+        if let Some(v @ serde_json::Value::String(_)) = map.get_mut("filter") {
+            *v = serde_json::Value::Array(vec![v.take()]);
+        }
         let cfg: SearchConfig = serde_json::from_value(serde_json::Value::Object(map.clone()))
             .map_err(|e| {
                 let key = map
@@ -332,8 +336,10 @@ impl Index {
         let searcher = self.searcher(py)?;
         let hits = py
             .detach(|| searcher.search(&query, &cfg, acl.as_deref()))
-            .map_err(|e| {
-                IndexingError::new_err(format!("{}: {}", self.path.display(), spelled(&e)))
+            .map_err(|e| match e.downcast_ref::<SearchParamError>() {
+                // An empty or too long query, shaping a flat index: the call's arguments.
+                Some(p) => config_error(p.param, &p.message),
+                None => IndexingError::new_err(format!("{}: {}", self.path.display(), spelled(&e))),
             })?;
         let out = PyList::empty(py);
         for h in &hits {

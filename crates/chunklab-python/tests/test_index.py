@@ -47,11 +47,16 @@ def test_search_errors_and_retriever(index_dir):
     idx = chunklab.Index.open(index_dir)
     with pytest.raises(ValueError, match="mode"):
         idx.search("parkeren", mode="telepathy")
-    with pytest.raises(chunklab.IndexingError, match="empty"):
+    # The query is an argument: an empty one is a ConfigError naming it.
+    with pytest.raises(chunklab.ConfigError, match="^query: the query is empty"):
         idx.search("   ")
+    # One filter may be a string; a bad one names the key.
+    assert idx.search("parkeren", mode="bm25", filter="source=nope/**") == []
+    assert idx.search("parkeren", mode="bm25", filter="source=**") == idx.search(
+        "parkeren", mode="bm25", filter=["source=**"]
+    )
     with pytest.raises(FileNotFoundError):
         chunklab.Index.open(index_dir.parent / "nope")
-    pytest.importorskip("langchain_core")
     from chunklab.langchain import ChunklabRetriever
 
     r = ChunklabRetriever(index=idx, k=2, search_kwargs={"mode": "bm25"})
