@@ -70,12 +70,30 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
             .context("cannot start worker threads")?;
     }
 
+    // An input named as the output would be emptied before it is read: refused.
+    if let Some(p) = &a.output {
+        if let Some(own) = file_id(std::path::Path::new(p)) {
+            if let Some(same) = a
+                .paths
+                .iter()
+                .find(|i| file_id(std::path::Path::new(i)) == Some(own))
+            {
+                anyhow::bail!("{same} is both an input and the output (-o {p}): it would be emptied before it is read");
+            }
+        }
+    }
     let out: Box<dyn Write> = match &a.output {
         Some(p) => {
             Box::new(std::fs::File::create(p).with_context(|| format!("{p}: cannot create"))?)
         }
         None => Box::new(std::io::stdout().lock()),
     };
+    // The output file, found again by a directory walk, is not a document.
+    let own_output = a
+        .output
+        .as_deref()
+        .map(std::path::Path::new)
+        .and_then(|p| Some((p.file_name()?.to_os_string(), file_id(p)?)));
     let mut out = BufWriter::with_capacity(1 << 20, out);
     let mut writer = ChunkWriter::new(a.format, &pipeline.unit_name);
     writer.begin(&mut out)?;
@@ -156,6 +174,13 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
         let (found, to_chunk) = std::sync::mpsc::channel::<Input>();
         s.spawn(move || {
             walk.run(|input| {
+                // Names first: only a file named as the output is looked at again.
+                if let Some((name, id)) = &own_output {
+                    let path = input.path();
+                    if path.file_name() == Some(name.as_os_str()) && file_id(path) == Some(*id) {
+                        return true;
+                    }
+                }
                 if let Some(pb) = &found_progress {
                     pb.inc_length(1);
                 }
@@ -417,4 +442,10 @@ fn count(n: usize, noun: &str) -> String {
         1 => format!("1 {noun}"),
         n => format!("{n} {noun}s"),
     }
+}
+
+/// The device and inode of the file at `path` (`None`: no such file).
+fn file_id(path: &std::path::Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }

@@ -220,3 +220,56 @@ fn paths_that_hold_no_files_are_warned_about() {
     assert!(!stderr(&out).contains("no files"), "{}", stderr(&out));
     assert_eq!(json_lines(&out).len(), 1);
 }
+
+#[test]
+fn the_output_file_is_never_read_as_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(docs.join("a.txt"), "Motie over windenergie.").unwrap();
+    std::fs::write(docs.join("b.txt"), "Besluit over parkeren.").unwrap();
+    // Named as both: refused before the output would empty it.
+    let a = docs.join("a.txt");
+    let a = a.to_str().unwrap();
+    let out = chunklab(&["chunk", a, "-o", a]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is both an input and the output (-o "),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(a).unwrap(),
+        "Motie over windenergie."
+    );
+    // Inside a directory walked: left out, also when an earlier run's output is there.
+    let target = docs.join("chunks.jsonl");
+    for _ in 0..2 {
+        let out = chunklab(&[
+            "chunk",
+            docs.to_str().unwrap(),
+            "-o",
+            target.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("chunked 2 documents"),
+            "{}",
+            stderr(&out)
+        );
+        let text = std::fs::read_to_string(&target).unwrap();
+        let ids: BTreeSet<String> = text
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["doc_id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(
+            ids,
+            BTreeSet::from(["a.txt".to_string(), "b.txt".to_string()])
+        );
+    }
+}
