@@ -326,9 +326,37 @@ pub fn warn(py: Python<'_>, msg: &str) -> PyResult<()> {
     PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 1)
 }
 
-/// Turn outcomes into Python chunks (warnings for parser notes and skipped binary files; the
-/// first failure, in input order, is raised).
-fn collect(py: Python<'_>, outcomes: Vec<Outcome>) -> PyResult<Bound<'_, PyList>> {
+/// What `chunk_files` does with a document that cannot be read, parsed or chunked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnError {
+    /// Raise the first failure (in input order); no chunks are returned.
+    Raise,
+    /// Warn (a `UserWarning` naming the file and the problem) and return the other
+    /// documents' chunks, as `chunklab chunk` reports and goes on.
+    Warn,
+}
+
+impl OnError {
+    /// The `errors` keyword: `"raise"` or `"warn"`.
+    pub fn parse(s: &str) -> PyResult<OnError> {
+        match s {
+            "raise" => Ok(OnError::Raise),
+            "warn" => Ok(OnError::Warn),
+            other => Err(crate::errors::config_error(
+                "errors",
+                &format!("`{other}`: give \"raise\" (the default) or \"warn\""),
+            )),
+        }
+    }
+}
+
+/// Turn outcomes into Python chunks (warnings for parser notes and skipped binary files; a
+/// failure is raised, the first in input order, or with [`OnError::Warn`] warned about).
+fn collect(
+    py: Python<'_>,
+    outcomes: Vec<Outcome>,
+    on_error: OnError,
+) -> PyResult<Bound<'_, PyList>> {
     let out = PyList::empty(py);
     let mut first_error = None;
     for o in outcomes {
@@ -340,6 +368,10 @@ fn collect(py: Python<'_>, outcomes: Vec<Outcome>) -> PyResult<Bound<'_, PyList>
                 doc.into_py(py, &out)?;
             }
             Outcome::Binary(name) => warn(py, &format!("{name}: binary file skipped"))?,
+            Outcome::Failed(e) if on_error == OnError::Warn => {
+                let e = e.into_py();
+                warn(py, &e.value(py).to_string())?;
+            }
             Outcome::Failed(e) => {
                 if first_error.is_none() {
                     first_error = Some(e);
@@ -368,7 +400,7 @@ pub fn chunk_text<'py>(
     if let Outcome::Done(chunks, _) = &mut outcome {
         chunks.share_python_text(original, input_len);
     }
-    collect(py, vec![outcome])
+    collect(py, vec![outcome], OnError::Raise)
 }
 
 /// Chunk files and directories with `chunker`, in parallel with the GIL released.
@@ -376,13 +408,14 @@ pub fn chunk_paths<'py>(
     py: Python<'py>,
     chunker: &Chunker,
     paths: Vec<String>,
+    on_error: OnError,
 ) -> PyResult<Bound<'py, PyList>> {
     let outcomes = py.detach(|| {
         let inputs = chunker.pipeline.collect(&paths)?;
         Ok::<_, anyhow::Error>(chunker.run_files(&inputs))
     });
     let outcomes = outcomes.map_err(read_error)?;
-    collect(py, outcomes)
+    collect(py, outcomes, on_error)
 }
 
 #[pymethods]
@@ -411,14 +444,19 @@ impl Chunker {
 
     /// Chunk files and directories (walked recursively, sorted; hidden and .gitignored files
     /// skipped as by the CLI), in parallel with the GIL released. Returns the chunks of every
-    /// document in input order.
+    /// document in input order. A document that cannot be read, parsed or chunked raises
+    /// (`errors="raise"`, the first in input order), or with `errors="warn"` is a
+    /// `UserWarning` naming it while the other documents' chunks are returned.
+    #[pyo3(signature = (paths, *, errors="raise"))]
     fn chunk_files<'py>(
         &self,
         py: Python<'py>,
         paths: &Bound<'py, PyAny>,
+        errors: &str,
     ) -> PyResult<Bound<'py, PyList>> {
+        let on_error = OnError::parse(errors)?;
         let paths = crate::convert::paths(paths)?;
-        chunk_paths(py, self, paths)
+        chunk_paths(py, self, paths, on_error)
     }
 
     /// The configuration, as a dict with the configuration's keys (`chunking`, `reading`, ...).

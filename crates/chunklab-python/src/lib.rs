@@ -193,17 +193,21 @@ fn chunk_function<'py>(m: &Bound<'py, PyModule>) -> PyResult<Bound<'py, PyCFunct
     PyCFunction::new_with_keywords(m.py(), chunk_entry, c"chunk", doc, Some(m))
 }
 
-/// Chunk files and directories in parallel with the GIL released.
+/// Chunk files and directories in parallel with the GIL released. `errors`: `"raise"` (the
+/// first document that cannot be read, parsed or chunked) or `"warn"` (a `UserWarning` for
+/// each, and the other documents' chunks returned).
 #[pyfunction]
-#[pyo3(signature = (paths, **config))]
+#[pyo3(signature = (paths, *, errors="raise", **config))]
 fn chunk_files<'py>(
     py: Python<'py>,
     paths: &Bound<'py, PyAny>,
+    errors: &str,
     config: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
+    let on_error = chunker::OnError::parse(errors)?;
     let paths = convert::paths(paths)?;
     let chunker = chunker_for_kwargs(py, config, &[])?;
-    chunk_paths(py, &chunker, paths)
+    chunk_paths(py, &chunker, paths, on_error)
 }
 
 /// The strategy catalog: name, summary and parameters (name, default, help) of each.

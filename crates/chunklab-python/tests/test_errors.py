@@ -143,6 +143,24 @@ def test_parse_takes_the_cli_s_ocr_keywords(tmp_path, documents):
     assert any("low OCR confidence (below 99.5)" in w for w in doc.warnings), doc.warnings
 
 
+def test_chunk_files_can_warn_and_go_on(tmp_path, documents):
+    """One bad file in a folder raises by default; errors="warn" warns naming it and returns the
+    other documents' chunks, as `chunklab chunk` reports and goes on."""
+    good = documents / "nl_verordening_parkeren.txt"
+    bad = tmp_path / "kapot.pdf"
+    bad.write_bytes(b"%PDF-1.7\n this is not a pdf at all")
+    with pytest.raises(chunklab.ParseError, match="kapot.pdf"):
+        chunklab.chunk_files([bad, good])
+    with pytest.warns(UserWarning, match="kapot.pdf") as seen:
+        chunks = chunklab.chunk_files([bad, good], errors="warn")
+    assert chunks and {c.doc_id for c in chunks} == {str(good)}
+    assert any("kapot.pdf" in str(w.message) for w in seen)
+    with pytest.warns(UserWarning, match="kapot.pdf"):
+        assert chunklab.Chunker(size=500).chunk_files([bad, good], errors="warn")
+    with pytest.raises(chunklab.ConfigError, match='^errors: `ignore`: give "raise"'):
+        chunklab.chunk_files([good], errors="ignore")
+
+
 def test_binary_files_are_skipped_with_a_warning(tmp_path):
     b = tmp_path / "blob.bin"
     b.write_bytes(b"\x00\x01\x02" * 100)

@@ -70,8 +70,14 @@ PathLike = Union[str, "os.PathLike[str]"]
 chunk = _chunklab.chunk
 
 
-def chunk_files(paths: Union[PathLike, Iterable[PathLike]], **config) -> List[Chunk]:
-    return _chunklab.chunk_files(paths, **config)
+def chunk_files(
+    paths: Union[PathLike, Iterable[PathLike]], *, errors: str = "raise", **config
+) -> List[Chunk]:
+    """Chunk files and directories in parallel (the GIL released), as ``chunklab chunk``
+    walks them, with ``chunk``'s keyword arguments. A document that cannot be read, parsed or
+    chunked raises (``errors="raise"``, the first in input order), or with ``errors="warn"``
+    is a ``UserWarning`` naming it while the other documents' chunks are returned."""
+    return _chunklab.chunk_files(paths, errors=errors, **config)
 
 
 # A builtin too: the keywords and their docstring are the extension's (see _chunklab.pyi).
