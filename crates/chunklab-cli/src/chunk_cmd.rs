@@ -23,7 +23,7 @@ pub struct ChunkArgs {
     /// Write to FILE instead of stdout.
     #[arg(long, short = 'o')]
     output: Option<String>,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default, and 0: all cores). The output is the same for any number.
     #[arg(long, short = 'j')]
     threads: Option<usize>,
     /// No progress bar and no summary on stderr.
@@ -65,7 +65,8 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     let walk = pipeline.walk(&a.paths)?;
     if let Some(n) = a.threads {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
+            // 0 is rayon's "all cores", as ripgrep's `-j 0` is.
+            .num_threads(n)
             .build_global()
             .context("cannot start worker threads")?;
     }

@@ -122,6 +122,9 @@ fn output_is_identical_with_one_and_four_threads() {
         let four = chunklab(&[&args[..], &["-j", "4"]].concat(), None);
         assert!(one.status.success(), "{strategy:?}: {}", stderr(&one));
         assert!(four.status.success(), "{strategy:?}: {}", stderr(&four));
+        // `-j 0` is all cores (it was one thread), with the same output.
+        let all = chunklab(&[&args[..], &["-j", "0"]].concat(), None);
+        assert_eq!(all.stdout, one.stdout, "{strategy:?}: -j 0");
         let chunks = lines(&one);
         let files: std::collections::BTreeSet<&str> =
             chunks.iter().filter_map(|c| c["doc_id"].as_str()).collect();
