@@ -30,6 +30,7 @@
 mod chunkers;
 mod config;
 pub mod context;
+pub mod flat;
 pub mod indexing;
 pub mod input;
 mod late;

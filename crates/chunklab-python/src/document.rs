@@ -119,20 +119,6 @@ impl Document {
     }
 }
 
-/// The keywords of [`parse`]: `chunklab parse`'s reading flags.
-pub const PARSE_KEYS: &[&str] = &[
-    "parser",
-    "encoding",
-    "lossy",
-    "ocr",
-    "ocr_lang",
-    "ocr_min_confidence",
-    "ocr_timeout",
-    "ocr_preprocess",
-    "max_elements",
-    "max_expanded_mb",
-];
-
 /// Parse one file into its elements, as ``chunklab parse`` does.
 ///
 /// Returns a :class:`Document` with ``text`` (all offsets refer to it), ``format``,
@@ -158,11 +144,11 @@ pub fn parse(
     let pairs = crate::config::pairs(kwargs)?;
     if let Some((key, _)) = pairs
         .iter()
-        .find(|(k, _)| !PARSE_KEYS.contains(&k.as_str()))
+        .find(|(k, _)| !chunklab_pipeline::flat::DOCUMENT_READING_KEYS.contains(&k.as_str()))
     {
         return Err(PyTypeError::new_err(format!(
             "parse() got an unexpected keyword argument `{key}`; it takes: {}",
-            PARSE_KEYS.join(", ")
+            chunklab_pipeline::flat::DOCUMENT_READING_KEYS.join(", ")
         )));
     }
     let config: ReadingConfig = crate::config::from_pairs(pairs)?.reading;

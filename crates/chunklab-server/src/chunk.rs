@@ -115,8 +115,7 @@ pub async fn parse(
     let mut body = request::read_body(&state, req).await?;
     let include_text: bool = request::take(&mut body.fields, "include_text")?.unwrap_or(false);
     let docs = request::documents(&mut body, state.limits.max_texts)?;
-    let reading: chunklab_pipeline::ReadingConfig =
-        request::into_config(std::mem::take(&mut body.fields))?;
+    let reading = request::reading_config(std::mem::take(&mut body.fields))?;
     let out = state
         .blocking(move || {
             let reading =

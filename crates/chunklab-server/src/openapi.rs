@@ -7,7 +7,7 @@
 use chunklab_core::ChunkConfig;
 use chunklab_eval::bench::BenchRequest;
 use chunklab_pipeline::search::SearchConfig;
-use chunklab_pipeline::ReadingConfig;
+
 use serde::de::{self, DeserializeOwned, Visitor};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -193,6 +193,18 @@ pub fn config_schema<T: DeserializeOwned + Serialize + Default>() -> Value {
     json!({"type": "object", "properties": props, "additionalProperties": false})
 }
 
+/// The object schema of the pipeline's flat `keys`, typed by their defaults.
+fn flat_schema(keys: &[&str]) -> Value {
+    let props: Map<String, Value> = keys
+        .iter()
+        .map(|k| {
+            let d = chunklab_pipeline::flat::default_value(k).unwrap_or(Value::Null);
+            (k.to_string(), value_schema(&d))
+        })
+        .collect();
+    json!({"type": "object", "properties": props, "additionalProperties": false})
+}
+
 /// `schema` without the properties `keys`.
 fn without(mut schema: Value, keys: &[&str]) -> Value {
     if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
@@ -216,7 +228,8 @@ fn merge(parts: &[Value], extra: Value) -> Value {
 /// The whole description.
 pub fn spec() -> Value {
     let chunk = config_schema::<ChunkConfig>();
-    let reading = config_schema::<ReadingConfig>();
+    // How one document is read: the flat fields the CLI's flags spell (`ocr`, `ocr_lang`, ...).
+    let reading = flat_schema(chunklab_pipeline::flat::DOCUMENT_READING_KEYS);
     let search = config_schema::<SearchConfig>();
     let text_in = json!({"properties": {
         "text": {"type": "string"},
@@ -233,10 +246,11 @@ pub fn spec() -> Value {
         "ParseRequest": merge(std::slice::from_ref(&reading), text_in),
         "SearchRequest": merge(&[search], json!({"properties": {
             "q": {"type": "string"}, "context_chars": {"type": "integer"}}})),
-        "DocumentRequest": merge(&[chunk, reading], json!({"properties": {
-            "doc_id": {"type": "string"}, "text": {"type": "string"},
+        // A document is chunked with the index's own configuration: no chunking fields.
+        "DocumentRequest": {"type": "object", "additionalProperties": false, "properties": {
+            "doc_id": {"type": "string"}, "text": {"type": "string"}, "source": {"type": "string"},
             "acl": {"type": "array", "items": {"type": "string"}},
-            "metadata": {"type": "object", "additionalProperties": {"type": "string"}}}})),
+            "metadata": {"type": "object", "additionalProperties": {"type": "string"}}}},
         "EmbedRequest": {"type": "object", "properties": {
             "texts": {"type": "array", "items": {"type": "string"}},
             "role": {"type": "string", "enum": ["query", "passage"]}}},

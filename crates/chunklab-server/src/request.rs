@@ -7,7 +7,7 @@ use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Multipart, Request};
 use axum::http::header;
-use chunklab_core::ChunkConfig;
+use chunklab_pipeline::flat::FlatError;
 use chunklab_pipeline::{Input, PipelineConfig, ReadingConfig};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -144,44 +144,59 @@ pub(crate) fn into_config<T: DeserializeOwned>(fields: Map<String, Value>) -> Re
     }
 }
 
-/// Keys of the CLI that the server does not take, and why.
-const REFUSED: &[(&str, &str)] = &[
-    ("llm", "language models are not served"),
-    (
-        "context",
-        "contextual retrieval needs a language model or a prompt file",
-    ),
-    ("fetch", "the server never downloads models"),
-    (
-        "include",
-        "the server chunks the documents sent, it walks no directory",
-    ),
-    (
-        "exclude",
-        "the server chunks the documents sent, it walks no directory",
-    ),
-];
+/// Why the server does not take the CLI's key `key` (`None`: it does).
+fn refused(key: &str) -> Option<&'static str> {
+    match key {
+        k if k == "llm" || k.starts_with("llm_") => Some("language models are not served"),
+        k if k == "context" || k.starts_with("context_") => {
+            Some("contextual retrieval needs a language model or a prompt file")
+        }
+        "fetch" => Some("the server never downloads models"),
+        "include" | "exclude" => {
+            Some("the server chunks the documents sent, it walks no directory")
+        }
+        _ => None,
+    }
+}
+
+/// The configuration the request's flat `fields` spell ([`chunklab_pipeline::flat`]: the
+/// CLI's flag names with `_`); a field that is none of `allowed` is a 422 listing them, a
+/// refused value a 422 naming its key.
+fn flat_config(fields: Map<String, Value>, allowed: &[&str]) -> Result<PipelineConfig, ApiError> {
+    if let Some(k) = fields.keys().find(|k| !allowed.contains(&k.as_str())) {
+        let known: Vec<String> = allowed.iter().map(|a| format!("`{a}`")).collect();
+        return Err(ApiError::invalid(format!(
+            "invalid `{k}`: unknown field `{k}`, expected one of {}",
+            known.join(", ")
+        )));
+    }
+    chunklab_pipeline::flat::from_flat(fields.into_iter().collect()).map_err(|e| match e {
+        FlatError::Unknown(k) => ApiError::invalid(format!("invalid `{k}`: unknown field `{k}`")),
+        FlatError::Value { key, message } => {
+            ApiError::invalid(format!("invalid `{key}`: {message}"))
+        }
+        FlatError::Conflict(message) => ApiError::invalid(message),
+    })
+}
+
+/// How one document is read (`POST /v1/parse`): the reading fields only (`parser`,
+/// `encoding`, `lossy`, the OCR options, the container limits).
+pub(crate) fn reading_config(fields: Map<String, Value>) -> Result<ReadingConfig, ApiError> {
+    Ok(flat_config(fields, chunklab_pipeline::flat::DOCUMENT_READING_KEYS)?.reading)
+}
 
 /// The pipeline configuration the request's fields spell: the reading keys (`parser`,
-/// `encoding`, `lossy`), `model` (only the served one), and every [`ChunkConfig`] key.
+/// `encoding`, `lossy`, the OCR options, the container limits), `model` (only the served
+/// one), and every [`chunklab_core::ChunkConfig`] key.
 pub(crate) fn pipeline_config(
     mut fields: Map<String, Value>,
     served_model: Option<&str>,
 ) -> Result<PipelineConfig, ApiError> {
-    for (key, why) in REFUSED {
-        if fields.contains_key(*key) {
-            return Err(ApiError::invalid(format!(
-                "`{key}` is not available through the server: {why}"
-            )));
-        }
+    if let Some((key, why)) = fields.keys().find_map(|k| Some((k, refused(k)?))) {
+        return Err(ApiError::invalid(format!(
+            "`{key}` is not available through the server: {why}"
+        )));
     }
-    let mut reading = Map::new();
-    for key in ["parser", "encoding", "lossy"] {
-        if let Some(v) = fields.remove(key) {
-            reading.insert(key.into(), v);
-        }
-    }
-    let reading: ReadingConfig = into_config(reading)?;
     let model: Option<String> = take(&mut fields, "model")?;
     if let Some(m) = &model {
         if served_model != Some(m.as_str()) {
@@ -200,16 +215,15 @@ pub(crate) fn pipeline_config(
             )));
         }
     }
-    let chunking: ChunkConfig = into_config(fields)?;
-    chunking
+    let allowed: Vec<&str> = chunklab_pipeline::flat::keys()
+        .into_iter()
+        .filter(|k| refused(k).is_none() && *k != "model")
+        .collect();
+    let cfg = flat_config(fields, &allowed)?;
+    cfg.chunking
         .validate()
         .map_err(|e| ApiError::invalid(e.to_string()))?;
-    Ok(PipelineConfig {
-        chunking,
-        model,
-        reading,
-        ..PipelineConfig::default()
-    })
+    Ok(PipelineConfig { model, ..cfg })
 }
 
 /// One document of a request: a display name (`source`), an id and its bytes.

@@ -159,6 +159,63 @@ fn bad_configuration_keys_are_422_naming_the_parameter() {
 }
 
 #[test]
+fn reading_keys_are_the_cli_s_flags_on_chunk_and_parse() {
+    // The CLI's `--ocr never --ocr-lang nld --max-elements N` as flat fields, on both endpoints
+    // (chunk took only parser, encoding and lossy; parse wanted `ocr` as a nested table).
+    let s = start(false, Limits::default());
+    let text = "# Motie\n\nOver windenergie.";
+    for path in ["/v1/chunk", "/v1/parse"] {
+        let r = json(
+            "POST",
+            &s.url(path),
+            None,
+            &json!({"text": text, "source": "m.md", "ocr": "never", "ocr_lang": "nld",
+                    "ocr_min_confidence": 50, "max_elements": 1000}),
+        );
+        assert_eq!(r.status, 200, "{path}: {}", r.text);
+        for (body, param) in [
+            (json!({"text": text, "ocr": "sometimes"}), "ocr"),
+            (json!({"text": text, "ocr_timeout": -1}), "ocr_timeout"),
+            (json!({"text": text, "ocr_langs": "nld"}), "ocr_langs"),
+        ] {
+            let r = json("POST", &s.url(path), None, &body);
+            assert_eq!(r.status, 422, "{path} {body}: {}", r.text);
+            assert!(
+                r.message().starts_with(&format!("invalid `{param}`")),
+                "{path} {body}: {}",
+                r.message()
+            );
+        }
+    }
+    // Parse reads; chunking keys are no parse fields, and the LLM's keys are no server's.
+    let r = json(
+        "POST",
+        &s.url("/v1/parse"),
+        None,
+        &json!({"text": text, "size": 10}),
+    );
+    assert_eq!(r.status, 422, "{}", r.text);
+    assert!(
+        r.message().contains("unknown field `size`"),
+        "{}",
+        r.message()
+    );
+    let r = json(
+        "POST",
+        &s.url("/v1/chunk"),
+        None,
+        &json!({"text": text, "context_prompt": "p.txt"}),
+    );
+    assert_eq!(r.status, 422, "{}", r.text);
+    assert!(
+        r.message()
+            .contains("`context_prompt` is not available through the server"),
+        "{}",
+        r.message()
+    );
+}
+
+#[test]
 fn malformed_bodies_are_400_and_never_hurt_the_server() {
     let s = start(true, Limits::default());
     let garbage: &[(&str, &[u8])] = &[

@@ -105,6 +105,18 @@ fn request_schemas_come_from_the_types() {
     for k in ["text", "texts", "strategy", "size", "unit"] {
         assert!(req.get(k).is_some(), "ChunkRequest lacks `{k}`: {req}");
     }
+    // Reading fields are the flat keys the handlers take (the CLI's flags), with defaults.
+    for name in ["ChunkRequest", "ParseRequest"] {
+        let req = &schemas[name]["properties"];
+        for k in chunklab_pipeline::flat::DOCUMENT_READING_KEYS {
+            assert!(req.get(*k).is_some(), "{name} lacks `{k}`: {req}");
+        }
+        assert_eq!(req["ocr_lang"]["default"], "nld+eng", "{name}");
+        assert!(req.get("include").is_none(), "{name} offers `include`");
+    }
+    // A document is chunked with the index's configuration: no chunking fields offered.
+    let doc = &schemas["DocumentRequest"]["properties"];
+    assert!(doc.get("size").is_none() && doc.get("acl").is_some(), "{doc}");
     let search = &schemas["SearchRequest"]["properties"];
     for k in keys(&SearchConfig::default()) {
         assert!(
