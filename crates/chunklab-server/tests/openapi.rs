@@ -116,7 +116,10 @@ fn request_schemas_come_from_the_types() {
     }
     // A document is chunked with the index's configuration: no chunking fields offered.
     let doc = &schemas["DocumentRequest"]["properties"];
-    assert!(doc.get("size").is_none() && doc.get("acl").is_some(), "{doc}");
+    assert!(
+        doc.get("size").is_none() && doc.get("acl").is_some(),
+        "{doc}"
+    );
     let search = &schemas["SearchRequest"]["properties"];
     for k in keys(&SearchConfig::default()) {
         assert!(
