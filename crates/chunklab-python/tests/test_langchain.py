@@ -120,3 +120,19 @@ def test_native_strategies_and_token_units():
     assert text[i:].startswith("## Artikel 1")
     with pytest.raises(ValueError, match="overlap"):
         ChunklabTextSplitter(strategy="headings", chunk_size=100, chunk_overlap=10)
+
+
+def test_errors_name_langchains_keywords():
+    # A LangChain user wrote chunk_size / chunk_overlap: the error says so, not size / overlap.
+    with pytest.raises(chunklab.ConfigError, match=r"^chunk_overlap: 200 must be smaller"):
+        ChunklabTextSplitter(chunk_size=100, chunk_overlap=200)
+    with pytest.raises(chunklab.ConfigError, match=r"^chunk_size: must be at least 1"):
+        ChunklabTextSplitter(chunk_size=0)
+    with pytest.raises(chunklab.ConfigError, match=r"^chunk_overlap: invalid value"):
+        ChunklabTextSplitter(chunk_size=100, chunk_overlap=-1)
+    # chunklab's own spelling keeps chunklab's name, and both at once is refused.
+    with pytest.raises(chunklab.ConfigError, match=r"^overlap: 200 must be smaller"):
+        ChunklabTextSplitter(size=100, overlap=200)
+    with pytest.raises(chunklab.ConfigError, match=r"^chunk_size: give chunk_size or size"):
+        ChunklabTextSplitter(chunk_size=100, size=200)
+    assert ChunklabTextSplitter(size=50)._chunk_size == 50

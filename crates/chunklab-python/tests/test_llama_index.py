@@ -3,6 +3,8 @@ start/end_char_idx (also on repeated text) and SOURCE / PREVIOUS / NEXT relation
 
 from __future__ import annotations
 
+import pytest
+
 # The CI installs llama-index-core from PyPI: missing, these tests fail, never skip.
 from llama_index.core import Document  # noqa: E402
 from llama_index.core.node_parser import NodeParser  # noqa: E402
@@ -58,3 +60,19 @@ def test_chunk_to_llama_index_matches_the_parser_fields():
     assert nodes[1].relationships[NodeRelationship.NEXT].node_id == chunks[2].id
     assert nodes[0].relationships[NodeRelationship.SOURCE].node_id == "herhaald.md"
     assert [(n.start_char_idx, n.end_char_idx) for n in nodes] == [(c.start_char, c.end_char) for c in chunks]
+
+
+def test_takes_llama_index_chunk_size_and_names_it_in_errors():
+    # LlamaIndex's SentenceSplitter(chunk_size=, chunk_overlap=) spelling works as size / overlap.
+    text = "De raad besluit over windmolens. " * 40
+    nodes = ChunklabNodeParser(strategy="recursive", chunk_size=100, chunk_overlap=20
+                               ).get_nodes_from_documents([Document(text=text)])
+    assert len(nodes) > 10
+    assert all(len(n.text) <= 100 for n in nodes)
+    same = ChunklabNodeParser(strategy="recursive", size=100, overlap=20
+                              ).get_nodes_from_documents([Document(text=text)])
+    assert [(n.text, n.start_char_idx) for n in nodes] == [(n.text, n.start_char_idx) for n in same]
+    with pytest.raises(chunklab.ConfigError, match=r"^chunk_overlap: 200 must be smaller"):
+        ChunklabNodeParser(chunk_size=100, chunk_overlap=200)
+    with pytest.raises(chunklab.ConfigError, match=r"^chunk_size: give chunk_size or size"):
+        ChunklabNodeParser(chunk_size=100, size=100)

@@ -29,8 +29,12 @@ except ImportError as e:  # pragma: no cover - exercised only without the option
     ) from e
 
 from . import Chunker
+from ._spelled import build_chunker, take_aliases
 
 __all__ = ["ChunklabTextSplitter", "ChunklabRetriever"]
+
+# LangChain's names for chunklab's keys; errors about them name LangChain's.
+_LANGCHAIN_NAMES = {"chunk_size": "size", "chunk_overlap": "overlap"}
 
 # tiktoken encoding names → chunklab tokenizer names.
 _ENCODINGS = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
@@ -78,10 +82,8 @@ class ChunklabTextSplitter(TextSplitter):
         chunk_metadata: bool = False,
         **config: Any,
     ) -> None:
-        if chunk_size is not None:
-            config["size"] = chunk_size
-        if chunk_overlap is not None:
-            config["overlap"] = chunk_overlap
+        config.update(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+        spelled = take_aliases(_LANGCHAIN_NAMES, config)
         if separators is not None:
             config["separators"] = list(separators)
         if is_separator_regex:
@@ -97,7 +99,7 @@ class ChunklabTextSplitter(TextSplitter):
                 )
             config["tokenizer"] = _ENCODINGS[encoding_name]
             config.setdefault("unit", "tokens")
-        self._chunker = Chunker(strategy=strategy, **config)
+        self._chunker = build_chunker(spelled, dict(config, strategy=strategy))
         chunking = self._chunker.config["chunking"]
         size = chunking.get("size") or 1
         overlap = min(chunking.get("overlap", 0), size)

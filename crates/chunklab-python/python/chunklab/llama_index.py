@@ -35,8 +35,13 @@ except ImportError as e:  # pragma: no cover - exercised only without the option
 from pydantic import PrivateAttr
 
 from . import Chunk, Chunker
+from ._spelled import build_chunker, take_aliases
 
 __all__ = ["ChunklabNodeParser"]
+
+# LlamaIndex's names (SentenceSplitter, TokenTextSplitter) for chunklab's keys; errors about
+# them name LlamaIndex's.
+_LLAMA_INDEX_NAMES = {"chunk_size": "size", "chunk_overlap": "overlap"}
 
 
 def _node_from_chunk(chunk: Chunk) -> TextNode:
@@ -80,7 +85,8 @@ def _source_name(doc: BaseNode) -> Optional[str]:
 class ChunklabNodeParser(NodeParser):
     """A LlamaIndex ``NodeParser`` that cuts with chunklab:
     ``ChunklabNodeParser(strategy="headings", size=512, unit="tokens")`` takes every option of
-    ``help(chunklab.chunk)``.
+    ``help(chunklab.chunk)``, and LlamaIndex's ``chunk_size``/``chunk_overlap`` for
+    ``size``/``overlap``.
 
     The parser is chosen by the document's ``file_path``/``file_name`` metadata (Markdown,
     HTML, code, ...), else by content. Node text is the chunk's embedded content (the heading
@@ -99,8 +105,9 @@ class ChunklabNodeParser(NodeParser):
             for k in ("include_metadata", "include_prev_next_rel", "callback_manager", "id_func")
             if k in config
         }
+        spelled = take_aliases(_LLAMA_INDEX_NAMES, config)
         super().__init__(chunk_metadata=chunk_metadata, **fields)
-        self._chunker = Chunker(**config)
+        self._chunker = build_chunker(spelled, config)
 
     @classmethod
     def class_name(cls) -> str:
