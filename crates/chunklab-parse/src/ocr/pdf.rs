@@ -46,13 +46,13 @@ pub(crate) fn ocr_pages(
 ) -> Result<Outcome, ParseError> {
     let mut outcome = Outcome {
         recognised: Vec::new(),
-        empty_note: "scanned? OCR is off (--ocr never)".into(),
+        empty_note: "scanned? OCR is set to never".into(),
     };
     if opts.mode == OcrMode::Never {
         for (i, f) in facts.iter().enumerate() {
             if let Some(why) = garbage(&f.text) {
                 warnings.push(format!(
-                    "page {}: the text layer looks like garbage ({why}); --ocr auto would OCR it",
+                    "page {}: the text layer looks like garbage ({why}); OCR set to auto would read the page instead",
                     i + 1
                 ));
             }
