@@ -364,7 +364,7 @@ fn bad_parameters_fail_before_any_work() {
         ),
         (
             vec!["--unit", "tokens", "--tokenizer", "nope"],
-            "unknown tokenizer `nope`",
+            "--tokenizer `nope` is unknown: use cl100k",
         ),
         (vec!["--strategy", "magic"], "unknown strategy `magic`"),
         (

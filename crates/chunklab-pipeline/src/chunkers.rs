@@ -69,11 +69,19 @@ pub fn sizer(
             (unit, tokenizer)
         }
     };
-    Ok(chunklab_tokenizers::sizer_from_spec(
-        unit.name(),
-        tokenizer.as_deref(),
-        cfg.count_special,
-    )?)
+    chunklab_tokenizers::sizer_from_spec(unit.name(), tokenizer.as_deref(), cfg.count_special)
+        .map_err(|e| {
+            use chunklab_tokenizers::TokenizerError as E;
+            // Named by the key, so each face spells it (`--tokenizer …`, `tokenizer: …`).
+            let message = match &e {
+                E::UnknownUnit(_) => return param("unit", &e.to_string()),
+                E::UnknownTokenizer(spec) => format!(
+                    "`{spec}` is unknown: use cl100k, o200k, an embedding model's name (minilm, e5-small), or a path to a tokenizer.json (or a directory holding one)"
+                ),
+                E::Load { path, message } => format!("cannot load {path}: {message}"),
+            };
+            param("tokenizer", &message)
+        })
 }
 
 /// A tokenizer spec as the sizer reads it: `cl100k`, `o200k` and paths as given; the name of a

@@ -55,6 +55,11 @@ def test_bad_parameters_raise_value_error(kwargs, param):
         assert param in str(e.value), str(e.value)
 
 
+def test_an_unknown_tokenizer_is_named_by_its_keyword():
+    with pytest.raises(chunklab.ConfigError, match="^tokenizer: `gpt9` is unknown: use cl100k"):
+        chunklab.chunk("Een tekst.", unit="tokens", tokenizer="gpt9")
+
+
 def test_values_a_strategy_refuses_name_the_keyword():
     """Checks a strategy makes when it is built (overlap below the size, a stride that skips
     nothing) are ConfigErrors that start with the keyword, as the CLI's start with the flag."""
