@@ -330,8 +330,28 @@ pub fn parse_queries(
 }
 
 fn unknown_doc(id: &str, doc: &str, docs: &[Document]) -> String {
-    let example = docs.first().map(|d| d.id.as_str()).unwrap_or("");
-    format!("query `{id}` refers to unknown document `{doc}` (document ids are paths relative to the corpus, e.g. `{example}`)")
+    // A path written from elsewhere (`corpus/a.md`, `/data/corpus/a.md`) or one missing its
+    // folder (`a.md` for `notes/a.md`): name the one document it can only mean.
+    let same_file = |d: &&Document| {
+        let (long, short) = if d.id.len() > doc.len() {
+            (d.id.as_str(), doc)
+        } else {
+            (doc, d.id.as_str())
+        };
+        long.strip_suffix(short)
+            .is_some_and(|rest| rest.ends_with('/') || rest.ends_with('\\'))
+    };
+    let mut near = docs.iter().filter(same_file);
+    match (near.next(), near.next()) {
+        (Some(d), None) => format!(
+            "query `{id}` refers to unknown document `{doc}`; did you mean `{}`? (document ids are paths relative to the corpus)",
+            d.id
+        ),
+        _ => {
+            let example = docs.first().map(|d| d.id.as_str()).unwrap_or("");
+            format!("query `{id}` refers to unknown document `{doc}` (document ids are paths relative to the corpus, e.g. `{example}`)")
+        }
+    }
 }
 
 /// Load a dataset in our format: the corpus directory and the queries file.
@@ -396,6 +416,27 @@ mod tests {
         assert_eq!(q.len(), 3);
         assert_eq!(q[1].id, "2");
         assert_eq!(q[2].id, "line-4");
+    }
+
+    #[test]
+    fn an_unknown_document_names_the_one_it_can_only_mean() {
+        let doc = |id: &str| Document {
+            id: id.into(),
+            name: id.into(),
+            text: "tekst".into(),
+        };
+        let docs = vec![doc("notes/a.md"), doc("b.md"), doc("x/c.md"), doc("y/c.md")];
+        let problem = |q: &str| {
+            let line = format!(r#"{{"id": "q", "query": "x", "relevant_docs": ["{q}"]}}"#);
+            let problems = parse_queries(&line, &docs).unwrap_err();
+            problems[0].1.clone()
+        };
+        // Without its folder, or with the corpus's path before it: the one document meant.
+        assert!(problem("a.md").contains("`a.md`; did you mean `notes/a.md`?"));
+        assert!(problem("/data/corpus/b.md").contains("did you mean `b.md`?"));
+        // Two candidates, or none: no guess, an example id.
+        assert!(problem("c.md").ends_with("relative to the corpus, e.g. `notes/a.md`)"));
+        assert!(problem("ab.md").ends_with("e.g. `notes/a.md`)"));
     }
 
     #[test]
