@@ -264,13 +264,25 @@ pub async fn put_document(
     let who = caller(&state, &headers)?;
     who.require_write()?;
     let mut body = request::read_body(&state, req).await?;
-    let acl: Vec<String> = request::take(&mut body.fields, "acl")?.unwrap_or_default();
+    // One group may be given as a string (a form's `acl=team-a`), several as a list.
+    let acl = match request::take::<Value>(&mut body.fields, "acl")? {
+        Some(Value::String(g)) => vec![g],
+        Some(v) => serde_json::from_value::<Vec<String>>(v).map_err(|e| {
+            ApiError::invalid(format!(
+                "invalid `acl`: {e}; give a group or a list of groups (e.g. [\"team-a\"])"
+            ))
+        })?,
+        None => Vec::new(),
+    };
     let meta: BTreeMap<String, String> =
         request::take(&mut body.fields, "metadata")?.unwrap_or_default();
     if acl.is_empty() {
         return Err(ApiError::invalid(
             "invalid `acl`: give the document's access groups (a list, e.g. [\"team-a\"])",
         ));
+    }
+    if acl.iter().any(|g| g.trim().is_empty()) {
+        return Err(ApiError::invalid("invalid `acl`: a group name is empty"));
     }
     if let Some(g) = acl.iter().find(|g| !who.groups.contains(g)) {
         return Err(ApiError::forbidden(format!(

@@ -249,7 +249,9 @@ pub fn spec() -> Value {
         // A document is chunked with the index's own configuration: no chunking fields.
         "DocumentRequest": {"type": "object", "additionalProperties": false, "properties": {
             "doc_id": {"type": "string"}, "text": {"type": "string"}, "source": {"type": "string"},
-            "acl": {"type": "array", "items": {"type": "string"}},
+            "acl": {"description": "the document's access groups: a list, or one group as a string",
+                "anyOf": [{"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+                          {"type": "string", "minLength": 1}]},
             "metadata": {"type": "object", "additionalProperties": {"type": "string"}}}},
         "EmbedRequest": {"type": "object", "properties": {
             "texts": {"type": "array", "items": {"type": "string"}},

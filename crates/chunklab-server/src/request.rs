@@ -26,8 +26,8 @@ pub(crate) struct Upload {
 }
 
 /// Read a JSON object or a multipart form (fields as JSON values when they parse as JSON —
-/// `size=512` is a number, `separators=["\n\n"]` a list — else as strings; parts with a file
-/// name are uploads).
+/// `size=512` is a number, `separators=["\n\n"]` a list — else as strings; a field sent more
+/// than once is the list of its values; parts with a file name are uploads).
 pub(crate) async fn read_body(state: &AppState, req: Request) -> Result<Body, ApiError> {
     let ctype = req
         .headers()
@@ -43,6 +43,7 @@ pub(crate) async fn read_body(state: &AppState, req: Request) -> Result<Body, Ap
             fields: Map::new(),
             files: Vec::new(),
         };
+        let mut repeated = std::collections::HashSet::new();
         loop {
             let field = match form.next_field().await {
                 Ok(Some(f)) => f,
@@ -66,7 +67,18 @@ pub(crate) async fn read_body(state: &AppState, req: Request) -> Result<Body, Ap
                         .ok()
                         .filter(|v| !v.is_string())
                         .unwrap_or_else(|| Value::String(text.to_string()));
-                    body.fields.insert(name, value);
+                    // A field given again is a list, as HTML forms send several values
+                    // (`-F acl=team-a -F acl=team-b`); the earlier values are kept.
+                    match body.fields.get_mut(&name) {
+                        Some(Value::Array(list)) if repeated.contains(&name) => list.push(value),
+                        Some(first) => {
+                            *first = Value::Array(vec![first.take(), value]);
+                            repeated.insert(name);
+                        }
+                        None => {
+                            body.fields.insert(name, value);
+                        }
+                    }
                 }
             }
         }
@@ -276,6 +288,13 @@ pub(crate) fn documents(body: &mut Body, max: usize) -> Result<Vec<Doc>, ApiErro
                 bytes: f.bytes.to_vec(),
             });
         }
+    }
+    if let Some(d) = docs.iter().find(|d| d.doc_id.is_empty()) {
+        return Err(ApiError::invalid(if d.source.is_empty() {
+            "invalid `doc_id`: the document has no id; give `doc_id` (or `source`, or a file name)"
+        } else {
+            "invalid `doc_id`: must not be empty"
+        }));
     }
     if docs.len() > max {
         return Err(ApiError::invalid(format!(

@@ -578,6 +578,59 @@ fn tokens_and_acls_in_every_search_mode() {
 }
 
 #[test]
+fn documents_from_forms_and_documents_without_an_id() {
+    let s = start(true, Limits::default());
+    let text = b"# Windmolens\n\nDe raad stemt in met windmolens op zee.\n";
+    // A form's one group is a string; the document is written with it.
+    let (ct, body) = multipart(&[("acl", "team-a")], Some(("wind.md", text)));
+    let r = raw("POST", &s.url("/v1/documents"), Some(ALICE), &ct, &body);
+    assert_eq!(r.status, 200, "{}", r.text);
+    let d = get(&s.url("/v1/documents/wind.md"), Some(CAROL));
+    assert_eq!(d.body["acl"], json!(["team-a"]), "{}", d.text);
+    // A field sent twice keeps both values: team-b, which alice does not hold, is not dropped
+    // for the later team-a.
+    let (ct, body) = multipart(
+        &[("acl", "team-b"), ("acl", "team-a")],
+        Some(("wind2.md", text)),
+    );
+    let r = raw("POST", &s.url("/v1/documents"), Some(ALICE), &ct, &body);
+    assert_eq!((r.status, r.code()), (403, "forbidden"), "{}", r.text);
+    assert!(
+        r.text.contains("does not hold group `team-b`"),
+        "{}",
+        r.text
+    );
+    // No id, or an empty group: the parameter is named (it was a 500 from the index).
+    for (doc, says) in [
+        (
+            json!({"doc_id": "", "text": "hallo", "acl": ["team-a"]}),
+            "invalid `doc_id`: must not be empty",
+        ),
+        (
+            json!({"source": "", "text": "hallo", "acl": ["team-a"]}),
+            "invalid `doc_id`: the document has no id",
+        ),
+        (
+            json!({"doc_id": "x", "text": "hallo", "acl": [""]}),
+            "invalid `acl`: a group name is empty",
+        ),
+        (
+            json!({"doc_id": "x", "text": "hallo", "acl": [1]}),
+            "invalid `acl`: invalid type: integer `1`",
+        ),
+    ] {
+        let r = json("POST", &s.url("/v1/documents"), Some(ALICE), &doc);
+        assert_eq!(
+            (r.status, r.code()),
+            (422, "invalid_parameter"),
+            "{}",
+            r.text
+        );
+        assert!(r.text.contains(says), "{doc}: {}", r.text);
+    }
+}
+
+#[test]
 fn documents_are_added_replaced_and_deleted_with_write_tokens() {
     let s = start(true, Limits::default());
     let doc = json!({"doc_id": "zon.md", "text": "# Zonnepanelen\n\nZonnepanelen op het gemeentehuis.\n", "acl": ["team-a"], "metadata": {"jaar": "2024"}});
