@@ -509,6 +509,9 @@ impl IndexBuilder {
         if doc_id.is_empty() {
             bail!("doc_id: a document needs a non-empty id");
         }
+        if acl.iter().any(|g| g.trim().is_empty()) {
+            bail!("acl: a group name is empty");
+        }
         for name in fields.keys() {
             check_field(name, "metadata")?;
         }

@@ -271,6 +271,7 @@ pub fn index_error(location: &str, e: anyhow::Error) -> PyErr {
     let msg = crate::errors::spelled(&e);
     let params = [
         "acl ",
+        "acl:",
         "meta ",
         "doc_id:",
         "metadata",

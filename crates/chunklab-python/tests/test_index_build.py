@@ -283,8 +283,10 @@ def test_index_build_errors(tmp_path, documents):
         idx.commit()
     with pytest.raises(FileNotFoundError, match="missing.txt"):
         idx.add_files([tmp_path / "missing.txt"])
-    with pytest.raises(chunklab.ConfigError, match="doc_id"):
+    with pytest.raises(chunklab.ConfigError, match="^doc_id: a document needs a non-empty id"):
         idx.add_text("", "tekst")
+    with pytest.raises(chunklab.ConfigError, match="^acl: a group name is empty"):
+        idx.add_text("x", "tekst", acl=["team-a", " "])
     with pytest.raises(chunklab.ConfigError, match="metadata"):
         idx.add_text("x", "tekst", metadata={"source": "y"})
     with pytest.raises(TypeError, match="unexpected keyword"):
