@@ -607,6 +607,22 @@ fn chunk_todo(t: &Todo, p: &Pipeline, prepared: Prepared) -> Result<ChunkedDocum
     )
 }
 
+/// An index location as messages and `repr`s show it: a `postgres://` URL without its password
+/// (`postgres://u:***@db/x`), a directory as given.
+///
+/// ```
+/// use chunklab_pipeline::indexing::shown_location;
+/// assert_eq!(shown_location("postgres://u:pw@db/x"), "postgres://u:***@db/x");
+/// assert_eq!(shown_location("./idx"), "./idx");
+/// ```
+pub fn shown_location(location: &str) -> String {
+    if chunklab_postgres::is_postgres_url(location) {
+        chunklab_postgres::conn::hide_password(location)
+    } else {
+        location.to_string()
+    }
+}
+
 /// Whether the store `location` is PostgreSQL (`postgres://`, `postgresql://`,
 /// `postgres-cluster://`) rather than an index directory. An empty location, and one that
 /// starts with another URL scheme (`mysql://…`, a misspelt `postgress://…`), are refused:

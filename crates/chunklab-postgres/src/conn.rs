@@ -167,19 +167,47 @@ fn lost_io(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
-/// `user:password@` → `user:***@`.
+/// `user:password@` → `user:***@`, and a `password=` query parameter's value → `***`; in a
+/// `postgres-cluster://` location, in each shard's URLs.
 pub fn hide_password(url: &str) -> String {
+    if let Some(shards) = url.strip_prefix(CLUSTER_SCHEME) {
+        let shards: Vec<String> = shards
+            .split(';')
+            .map(|s| {
+                s.split('|')
+                    .map(hide_password)
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect();
+        return format!("{}{}", CLUSTER_SCHEME, shards.join(";"));
+    }
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
     let auth_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    match rest[..auth_end].rsplit_once('@') {
+    let (authority, tail) = rest.split_at(auth_end);
+    let authority = match authority.rsplit_once('@') {
         Some((userinfo, host)) if userinfo.contains(':') => {
             let user = userinfo.split(':').next().unwrap_or_default();
-            format!("{scheme}://{user}:***@{host}{}", &rest[auth_end..])
+            format!("{user}:***@{host}")
         }
-        _ => url.to_string(),
-    }
+        _ => authority.to_string(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let params: Vec<String> = query
+                .split('&')
+                .map(|p| match p.split_once('=') {
+                    Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+                    _ => p.to_string(),
+                })
+                .collect();
+            format!("{path}?{}", params.join("&"))
+        }
+        None => tail.to_string(),
+    };
+    format!("{scheme}://{authority}{tail}")
 }
 
 /// A few connections to one server, reused across calls: a search takes one, runs, and gives
@@ -282,6 +310,19 @@ mod tests {
         assert_eq!(
             hide_password("postgresql://u@/x?host=/run/postgresql"),
             "postgresql://u@/x?host=/run/postgresql"
+        );
+        assert_eq!(
+            hide_password("postgres://u@db/x?sslmode=disable&password=s3cret&application_name=a"),
+            "postgres://u@db/x?sslmode=disable&password=***&application_name=a"
+        );
+        assert_eq!(
+            hide_password("postgres://u:a@db?password=b"),
+            "postgres://u:***@db?password=***"
+        );
+        assert_eq!(hide_password("not a url"), "not a url");
+        assert_eq!(
+            hide_password("postgres-cluster://postgres://u:a@h1/x|postgres://u:b@h2/x;postgres://h3/x?password=c"),
+            "postgres-cluster://postgres://u:***@h1/x|postgres://u:***@h2/x;postgres://h3/x?password=***"
         );
     }
 

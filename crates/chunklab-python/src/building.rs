@@ -268,7 +268,10 @@ pub struct TextDoc {
 /// parameter is a `ConfigError` naming it; anything else (the store, the model, a lock) an
 /// `IndexingError` naming the index.
 pub fn index_error(location: &str, e: anyhow::Error) -> PyErr {
-    let msg = crate::errors::spelled(&e);
+    // A PostgreSQL URL is shown without its password, also where a message repeats it.
+    let shown = chunklab_pipeline::indexing::shown_location(location);
+    let msg = crate::errors::spelled(&e).replace(location, &shown);
+    let location = shown.as_str();
     let params = [
         "acl ",
         "acl:",

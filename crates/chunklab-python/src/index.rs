@@ -48,9 +48,7 @@ impl Index {
                     None => Ok(s),
                 }
             })
-            .map_err(|e| {
-                IndexingError::new_err(format!("{}: {}", self.path.display(), spelled(&e)))
-            })?;
+            .map_err(|e| self.failed(&e))?;
         let s = Arc::new(opened);
         *lock(&self.searcher)? = Some(s.clone());
         Ok(s)
@@ -60,13 +58,22 @@ impl Index {
         self.building.as_ref().ok_or_else(|| {
             IndexingError::new_err(format!(
                 "{}: opened for search; write with Index.create(...)",
-                self.path.display()
+                self.location()
             ))
         })
     }
 
+    /// Where the index is, as messages show it: a PostgreSQL URL without its password.
     fn location(&self) -> String {
-        self.path.display().to_string()
+        chunklab_pipeline::indexing::shown_location(&self.path.display().to_string())
+    }
+
+    /// An `IndexingError` for `e`, prefixed with where the index is; the location's password
+    /// is hidden also where the message repeats the URL.
+    fn failed(&self, e: &anyhow::Error) -> PyErr {
+        let raw = self.path.display().to_string();
+        let shown = self.location();
+        IndexingError::new_err(format!("{shown}: {}", spelled(e).replace(&raw, &shown)))
     }
 }
 
@@ -92,7 +99,13 @@ impl Index {
         }
         let searcher = py
             .detach(|| Searcher::open_location(&location, fetch))
-            .map_err(|e| IndexingError::new_err(format!("{}: {}", path.display(), spelled(&e))))?;
+            .map_err(|e| {
+                let shown = chunklab_pipeline::indexing::shown_location(&location);
+                IndexingError::new_err(format!(
+                    "{shown}: {}",
+                    spelled(&e).replace(&location, &shown)
+                ))
+            })?;
         Ok(Index {
             path,
             fetch,
@@ -190,7 +203,7 @@ impl Index {
                 let mut b = building.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
                 b.add_files(pipeline, &paths, remove_missing)
             })
-            .map_err(|e| index_error(&self.location(), e))?;
+            .map_err(|e| index_error(&self.path.display().to_string(), e))?;
         *lock(&self.searcher)? = None;
         for w in &out.warnings {
             warn(py, w)?;
@@ -247,7 +260,7 @@ impl Index {
                 let mut b = building.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
                 b.add_text(pipeline, &doc)
             })
-            .map_err(|e| index_error(&self.location(), e))?;
+            .map_err(|e| index_error(&self.path.display().to_string(), e))?;
         for w in &out.warnings {
             warn(py, w)?;
         }
@@ -262,11 +275,11 @@ impl Index {
                 let mut b = building.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
                 b.commit()
             })
-            .map_err(|e| index_error(&self.location(), e))?;
+            .map_err(|e| index_error(&self.path.display().to_string(), e))?;
         if !done {
             return Err(IndexingError::new_err(format!(
                 "{}: nothing to commit: add documents first (add_files, add_text)",
-                self.path.display()
+                self.location()
             )));
         }
         *lock(&self.searcher)? = None;
@@ -285,7 +298,7 @@ impl Index {
                 let mut b = building.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
                 b.close()
             })
-            .map_err(|e| index_error(&self.location(), e))?;
+            .map_err(|e| index_error(&self.path.display().to_string(), e))?;
         *lock(&self.searcher)? = None;
         Ok(counts)
     }
@@ -339,7 +352,7 @@ impl Index {
             .map_err(|e| match e.downcast_ref::<SearchParamError>() {
                 // An empty or too long query, shaping a flat index: the call's arguments.
                 Some(p) => config_error(p.param, &p.message),
-                None => IndexingError::new_err(format!("{}: {}", self.path.display(), spelled(&e))),
+                None => self.failed(&e),
             })?;
         let out = PyList::empty(py);
         for h in &hits {
@@ -359,6 +372,6 @@ impl Index {
     }
 
     fn __repr__(&self) -> String {
-        format!("Index({:?})", self.path.display().to_string())
+        format!("Index({:?})", self.location())
     }
 }

@@ -134,6 +134,23 @@ def test_an_index_in_postgresql_opens_by_its_url(pg_url, parkeren):
         chunklab.Index.open("mysql://x/archief")
 
 
+def test_a_postgresql_password_is_never_shown(pg_url):
+    """In the URL's user part or as a `password=` parameter, a password stays out of reprs and
+    errors (the test server trusts local connections, so any password connects)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    u = urlsplit(pg_url)
+    user, host = u.netloc.rsplit("@", 1)
+    query = (u.query + "&" if u.query else "") + "password=hunter3"
+    secret = urlunsplit((u.scheme, f"{user.split(':')[0]}:hunter2@{host}", u.path, query, ""))
+    assert "hunter" not in repr(chunklab.Index.create(secret, model="minilm"))
+    no_db = urlunsplit((u.scheme, f"{user.split(':')[0]}:hunter2@{host}",
+                        "/chunklab_no_such_db", query, ""))
+    with pytest.raises(chunklab.IndexingError) as e:
+        chunklab.Index.open(no_db)
+    assert "chunklab_no_such_db" in str(e.value) and "hunter" not in str(e.value), e.value
+
+
 def test_create_s_model_goes_over_the_recorded_configuration(tmp_path, parkeren):
     """`create(path, model=...)` names no chunking: a call without keyword arguments takes the
     chunking the index records, and a model other than the index's is refused naming it."""
