@@ -215,7 +215,7 @@ fn walk_checked(
                 out(Input::Unreadable {
                     doc_id,
                     reason: format!(
-                        "{}: not a regular file (a FIFO, socket or device); name it on the command line to read it as a stream",
+                        "{}: not a regular file (a FIFO, socket or device); name the file itself, not its directory, to read it as a stream",
                         entry.path().display()
                     ),
                     path: entry.into_path(),
