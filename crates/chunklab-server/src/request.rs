@@ -99,14 +99,47 @@ pub(crate) async fn read_body(state: &AppState, req: Request) -> Result<Body, Ap
     if bytes.len() > state.limits.body_bytes {
         return Err(too_large(state.limits.body_bytes, "JSON body"));
     }
-    let value: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::bad_request(format!("the body is not JSON: {e}")))?;
-    match value {
-        Value::Object(fields) => Ok(Body {
+    match serde_json::from_slice::<TopLevel>(&bytes) {
+        Ok(TopLevel(fields)) => Ok(Body {
             fields,
             files: Vec::new(),
         }),
-        _ => Err(ApiError::bad_request("the body must be a JSON object")),
+        Err(_) if serde_json::from_slice::<Value>(&bytes).is_ok_and(|v| !v.is_object()) => {
+            Err(ApiError::bad_request("the body must be a JSON object"))
+        }
+        Err(e) if e.is_data() => Err(ApiError::bad_request(format!("the body {e}"))),
+        Err(e) => Err(ApiError::bad_request(format!("the body is not JSON: {e}"))),
+    }
+}
+
+/// A body's top-level JSON object, refused when it is no object or gives a field twice
+/// (`{"text": "a", "text": "b"}`: which one was meant? serde_json would keep the last).
+struct TopLevel(Map<String, Value>);
+
+impl<'de> serde::Deserialize<'de> for TopLevel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = TopLevel;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TopLevel, A::Error> {
+                let mut fields = Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if fields.contains_key(&key) {
+                        return Err(serde::de::Error::custom(format!("gives `{key}` twice")));
+                    }
+                    let value = map.next_value::<Value>()?;
+                    fields.insert(key, value);
+                }
+                Ok(TopLevel(fields))
+            }
+        }
+        d.deserialize_map(Fields)
     }
 }
 
