@@ -36,6 +36,19 @@ pub fn bench<'py>(
     })?;
     let result = py
         .detach(|| chunklab_eval::bench::run(&req, &NoProgress))
-        .map_err(|e| IndexingError::new_err(format!("bench: {e:#}")))?;
+        .map_err(bench_error)?;
     json_to_py(py, &serde_json::to_value(&result).unwrap_or_default())
+}
+
+/// A bad argument is a `ConfigError` (`docs must be between 1 and …`), a missing corpus,
+/// queries or sweep file a `FileNotFoundError` naming it; a run that failed an `IndexingError`.
+fn bench_error(e: chunklab_eval::Error) -> PyErr {
+    use chunklab_eval::Error as E;
+    match &e {
+        E::Config(msg) => crate::errors::ConfigError::new_err(msg.clone()),
+        E::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            pyo3::exceptions::PyFileNotFoundError::new_err(e.to_string())
+        }
+        _ => IndexingError::new_err(format!("bench: {e:#}")),
+    }
 }

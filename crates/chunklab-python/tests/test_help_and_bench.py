@@ -7,6 +7,8 @@ import json
 import pydoc
 import subprocess
 
+import pytest
+
 import chunklab
 
 from conftest import _cli_bin
@@ -49,3 +51,17 @@ def test_bench_equals_the_cli(tmp_path):
         assert means == c["metrics"]
         assert _timeless(p["cost"]) == _timeless(c["cost"])
     assert py["queries"] == cli["queries"] and py["docs"] == cli["docs"]
+
+
+def test_bench_errors_are_typed(tmp_path):
+    # Bad arguments are ConfigErrors naming the argument; missing files FileNotFoundErrors.
+    with pytest.raises(chunklab.ConfigError, match="^docs must be between 1 and"):
+        chunklab.bench(docs=0)
+    with pytest.raises(chunklab.ConfigError, match="^k must be at least 1"):
+        chunklab.bench(docs=5, k=0)
+    with pytest.raises(chunklab.ConfigError, match="^corpus needs queries"):
+        chunklab.bench(corpus=str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="no-such-corpus"):
+        chunklab.bench(corpus=str(tmp_path / "no-such-corpus"), queries=str(tmp_path / "q.jsonl"))
+    with pytest.raises(FileNotFoundError, match="no-such-sweep.toml"):
+        chunklab.bench(docs=5, config=str(tmp_path / "no-such-sweep.toml"))
