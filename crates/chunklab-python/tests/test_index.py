@@ -65,3 +65,8 @@ def test_search_errors_and_retriever(index_dir):
     assert hits
     assert [d.page_content for d in docs] == [h["text"] for h in hits]
     assert docs[0].metadata["chunk_id"] == hits[0]["chunk_id"]
+    # k inside search_kwargs, as LangChain's vector-store retrievers take it; both must agree.
+    r = ChunklabRetriever(index=idx, search_kwargs={"k": 2, "mode": "bm25"})
+    assert [d.page_content for d in r.invoke("vergunning parkeren")] == [h["text"] for h in hits]
+    with pytest.raises(ValueError, match=r"k: given as k=3 and as search_kwargs\['k'\]=2"):
+        ChunklabRetriever(index=idx, k=3, search_kwargs={"k": 2})

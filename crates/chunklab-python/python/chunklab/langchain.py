@@ -28,6 +28,8 @@ except ImportError as e:  # pragma: no cover - exercised only without the option
         "chunklab.langchain needs langchain-text-splitters: pip install 'chunklab[langchain]'"
     ) from e
 
+from pydantic import model_validator
+
 from . import Chunker
 from ._spelled import build_chunker, take_aliases
 
@@ -158,7 +160,20 @@ class ChunklabRetriever(BaseRetriever):
     k: int = 10
     """Hits per query."""
     search_kwargs: dict = {}
-    """Other options of :meth:`chunklab.Index.search`."""
+    """Other options of :meth:`chunklab.Index.search`; ``k`` may be given here too, as
+    LangChain's vector-store retrievers take it (``search_kwargs={"k": 4}``)."""
+
+    @model_validator(mode="after")
+    def _one_k(self) -> "ChunklabRetriever":
+        if "k" in self.search_kwargs:
+            k = self.search_kwargs["k"]
+            if "k" in self.model_fields_set and k != self.k:
+                raise ValueError(
+                    f"k: given as k={self.k} and as search_kwargs['k']={k}; give one"
+                )
+            self.k = k
+            self.search_kwargs = {n: v for n, v in self.search_kwargs.items() if n != "k"}
+        return self
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
