@@ -136,3 +136,26 @@ def test_errors_name_langchains_keywords():
     with pytest.raises(chunklab.ConfigError, match=r"^chunk_size: give chunk_size or size"):
         ChunklabTextSplitter(chunk_size=100, size=200)
     assert ChunklabTextSplitter(size=50)._chunk_size == 50
+
+
+def test_from_tiktoken_encoder_counts_with_chunklabs_own_encodings():
+    text = "De raad besluit over windmolens op zee en op land. " * 60
+    direct = ChunklabTextSplitter(encoding_name="cl100k_base", chunk_size=40, chunk_overlap=5)
+    via = ChunklabTextSplitter.from_tiktoken_encoder(
+        encoding_name="cl100k_base", chunk_size=40, chunk_overlap=5)
+    assert via.split_text(text) == direct.split_text(text)
+    assert len(via.split_text(text)) > 10
+    by_model = ChunklabTextSplitter.from_tiktoken_encoder(model_name="gpt-4o", chunk_size=40)
+    assert by_model.chunker.config["chunking"]["tokenizer"] == "o200k", by_model.chunker.config
+    with pytest.raises(chunklab.ConfigError, match="^encoding_name: 'gpt2' is not supported"):
+        ChunklabTextSplitter.from_tiktoken_encoder(chunk_size=40)  # LangChain's default, gpt2
+    with pytest.raises(chunklab.ConfigError, match="^model_name: 'davinci'"):
+        ChunklabTextSplitter.from_tiktoken_encoder(model_name="davinci", chunk_size=40)
+    with pytest.raises(chunklab.ConfigError, match="^allowed_special"):
+        ChunklabTextSplitter.from_tiktoken_encoder(
+            encoding_name="cl100k_base", allowed_special="all", chunk_size=40)
+    # A length function: len is chunklab's default unit; any other is refused, not ignored.
+    assert ChunklabTextSplitter(length_function=len, chunk_size=50).split_text(text) == \
+        ChunklabTextSplitter(chunk_size=50).split_text(text)
+    with pytest.raises(chunklab.ConfigError, match="^length_function: chunklab measures sizes"):
+        ChunklabTextSplitter(length_function=lambda t: len(t.split()), chunk_size=50)

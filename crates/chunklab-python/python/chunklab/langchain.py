@@ -30,7 +30,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the option
 
 from pydantic import model_validator
 
-from . import Chunker
+from . import Chunker, ConfigError
 from ._spelled import build_chunker, take_aliases
 
 __all__ = ["ChunklabTextSplitter", "ChunklabRetriever"]
@@ -40,6 +40,14 @@ _LANGCHAIN_NAMES = {"chunk_size": "size", "chunk_overlap": "overlap"}
 
 # tiktoken encoding names → chunklab tokenizer names.
 _ENCODINGS = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
+
+# OpenAI model names (prefixes, longest first) → their tiktoken encoding, as tiktoken maps them.
+_MODEL_ENCODINGS = [
+    ("gpt-4o", "o200k_base"), ("gpt-4.1", "o200k_base"), ("gpt-4.5", "o200k_base"),
+    ("gpt-5", "o200k_base"), ("o1", "o200k_base"), ("o3", "o200k_base"), ("o4", "o200k_base"),
+    ("gpt-4", "cl100k_base"), ("gpt-3.5", "cl100k_base"), ("gpt-35", "cl100k_base"),
+    ("text-embedding-3", "cl100k_base"), ("text-embedding-ada-002", "cl100k_base"),
+]
 
 
 def _keep_separator(value: Union[bool, str, None]) -> Optional[str]:
@@ -82,8 +90,17 @@ class ChunklabTextSplitter(TextSplitter):
         keep_separator: Union[bool, str, None] = None,
         encoding_name: Optional[str] = None,
         chunk_metadata: bool = False,
+        length_function: Any = None,
         **config: Any,
     ) -> None:
+        # chunklab measures sizes itself, exactly; `len` is its default unit (chars: Python's
+        # len counts the same code points), any other function it cannot call per chunk.
+        if length_function is not None and length_function is not len:
+            raise ConfigError(
+                "length_function: chunklab measures sizes itself; give unit='chars' (what len "
+                "counts, the default), unit='words', or unit='tokens' with tokenizer= (or "
+                "encoding_name='cl100k_base' / 'o200k_base')"
+            )
         config.update(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
         spelled = take_aliases(_LANGCHAIN_NAMES, config)
         if separators is not None:
@@ -95,7 +112,7 @@ class ChunklabTextSplitter(TextSplitter):
             config["keep_separator"] = keep
         if encoding_name is not None:
             if encoding_name not in _ENCODINGS:
-                raise ValueError(
+                raise ConfigError(
                     f"encoding_name: {encoding_name!r} is not supported; use one of "
                     + ", ".join(_ENCODINGS)
                 )
@@ -111,6 +128,34 @@ class ChunklabTextSplitter(TextSplitter):
             add_start_index=add_start_index,
         )
         self._chunk_metadata = chunk_metadata
+
+    @classmethod
+    def from_tiktoken_encoder(
+        cls,
+        encoding_name: str = "gpt2",
+        model_name: Optional[str] = None,
+        allowed_special: Any = frozenset(),
+        disallowed_special: Any = "all",
+        **kwargs: Any,
+    ) -> "ChunklabTextSplitter":
+        """LangChain's constructor for sizes in tiktoken tokens, counted by chunklab's own
+        (offline) cl100k / o200k: ``encoding_name`` or an OpenAI ``model_name``."""
+        if model_name is not None:
+            encoding_name = next(
+                (e for prefix, e in _MODEL_ENCODINGS if model_name.startswith(prefix)), None
+            )
+            if encoding_name is None:
+                raise ConfigError(
+                    f"model_name: {model_name!r} has no known tiktoken encoding here; give "
+                    "encoding_name='cl100k_base' or 'o200k_base'"
+                )
+        if set(allowed_special) or disallowed_special != "all":
+            raise ConfigError(
+                "allowed_special: chunklab counts special-token text such as <|endoftext|> as "
+                "ordinary text and never refuses it; leave allowed_special and "
+                "disallowed_special unset"
+            )
+        return cls(encoding_name=encoding_name, **kwargs)
 
     @property
     def chunker(self) -> Chunker:
