@@ -273,3 +273,25 @@ fn the_output_file_is_never_read_as_an_input() {
         );
     }
 }
+
+#[test]
+fn a_bad_include_or_exclude_glob_names_its_flag() {
+    let dir = many_files(2, None);
+    let d = dir.path().to_str().unwrap();
+    for (flag, glob, says) in [
+        (
+            "--include",
+            "[",
+            "--include `[` is not a glob: unclosed character class",
+        ),
+        (
+            "--exclude",
+            "a{b",
+            "--exclude `a{b` is not a glob: unclosed alternate group",
+        ),
+    ] {
+        let out = chunklab(&["chunk", d, flag, glob]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+    }
+}

@@ -76,19 +76,22 @@ pub struct Filters {
 impl Filters {
     /// Compile the include and exclude globs.
     pub fn new(include: &[String], exclude: &[String]) -> Result<Self> {
-        let build = |globs: &[String]| -> Result<Option<GlobSet>> {
+        // A bad glob is a parameter error naming its key, so each face spells it
+        // (`--include`, `include:`).
+        let build = |globs: &[String], param: &'static str| -> Result<Option<GlobSet>> {
             if globs.is_empty() {
                 return Ok(None);
             }
+            let bad = |message: String| chunklab_core::Error::Param { param, message };
             let mut b = GlobSetBuilder::new();
             for g in globs {
-                b.add(Glob::new(g).with_context(|| format!("invalid glob `{g}`"))?);
+                b.add(Glob::new(g).map_err(|e| bad(format!("`{g}` is not a glob: {}", e.kind())))?);
             }
-            Ok(Some(b.build()?))
+            Ok(Some(b.build().map_err(|e| bad(e.to_string()))?))
         };
         Ok(Self {
-            include: build(include)?,
-            exclude: build(exclude)?,
+            include: build(include, "include")?,
+            exclude: build(exclude, "exclude")?,
         })
     }
 

@@ -55,6 +55,13 @@ def test_bad_parameters_raise_value_error(kwargs, param):
         assert param in str(e.value), str(e.value)
 
 
+def test_a_bad_glob_is_named_by_its_keyword(documents):
+    with pytest.raises(chunklab.ConfigError, match="^include: `\\[` is not a glob"):
+        chunklab.chunk_files([documents], include=["["])
+    with pytest.raises(chunklab.ConfigError, match="^exclude: `a{b` is not a glob"):
+        chunklab.chunk_files([documents], exclude=["a{b"])
+
+
 def test_an_unknown_tokenizer_is_named_by_its_keyword():
     with pytest.raises(chunklab.ConfigError, match="^tokenizer: `gpt9` is unknown: use cl100k"):
         chunklab.chunk("Een tekst.", unit="tokens", tokenizer="gpt9")
