@@ -151,6 +151,10 @@ def test_from_tiktoken_encoder_counts_with_chunklabs_own_encodings():
         ChunklabTextSplitter.from_tiktoken_encoder(chunk_size=40)  # LangChain's default, gpt2
     with pytest.raises(chunklab.ConfigError, match="^model_name: 'davinci'"):
         ChunklabTextSplitter.from_tiktoken_encoder(model_name="davinci", chunk_size=40)
+    # Special-token text is ordinary text, as with tiktoken's disallowed_special=().
+    assert ChunklabTextSplitter.from_tiktoken_encoder(
+        encoding_name="cl100k_base", disallowed_special=(), chunk_size=40
+    ).split_text("a <|endoftext|> b") == ["a <|endoftext|> b"]
     with pytest.raises(chunklab.ConfigError, match="^allowed_special"):
         ChunklabTextSplitter.from_tiktoken_encoder(
             encoding_name="cl100k_base", allowed_special="all", chunk_size=40)

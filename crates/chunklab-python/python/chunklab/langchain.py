@@ -139,7 +139,10 @@ class ChunklabTextSplitter(TextSplitter):
         **kwargs: Any,
     ) -> "ChunklabTextSplitter":
         """LangChain's constructor for sizes in tiktoken tokens, counted by chunklab's own
-        (offline) cl100k / o200k: ``encoding_name`` or an OpenAI ``model_name``."""
+        (offline) cl100k / o200k: ``encoding_name`` or an OpenAI ``model_name``. Special-token
+        text such as ``<|endoftext|>`` is counted as ordinary text, as tiktoken does with
+        ``disallowed_special=()``, and never refused; ``allowed_special`` (counting it as one
+        token) is not supported."""
         if model_name is not None:
             encoding_name = next(
                 (e for prefix, e in _MODEL_ENCODINGS if model_name.startswith(prefix)), None
@@ -149,11 +152,10 @@ class ChunklabTextSplitter(TextSplitter):
                     f"model_name: {model_name!r} has no known tiktoken encoding here; give "
                     "encoding_name='cl100k_base' or 'o200k_base'"
                 )
-        if set(allowed_special) or disallowed_special != "all":
+        if set(allowed_special):
             raise ConfigError(
                 "allowed_special: chunklab counts special-token text such as <|endoftext|> as "
-                "ordinary text and never refuses it; leave allowed_special and "
-                "disallowed_special unset"
+                "ordinary text (tiktoken's disallowed_special=()); leave allowed_special unset"
             )
         return cls(encoding_name=encoding_name, **kwargs)
 
