@@ -476,6 +476,26 @@ impl Chunker {
     fn __repr__(&self) -> String {
         format!("Chunker({})", self.pipeline.chunker.config())
     }
+
+    /// `pickle` support: the typed configuration as JSON, built again when loaded (checked
+    /// again, models loaded through the pipeline cache), so a `Chunker` — and the LangChain
+    /// and LlamaIndex wrappers holding one — crosses into worker processes with its settings.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let build = py
+            .import("chunklab._chunklab")?
+            .getattr("_chunker_from_config")?;
+        let json = serde_json::to_string(&self.pipeline.config)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+        Ok((build, (json,)))
+    }
+}
+
+/// The `Chunker` a pickled one's configuration (JSON of [`PipelineConfig`]) describes.
+#[pyfunction(name = "_chunker_from_config")]
+pub fn chunker_from_config(py: Python<'_>, json: &str) -> PyResult<Chunker> {
+    let cfg: PipelineConfig = serde_json::from_str(json)
+        .map_err(|e| crate::errors::ConfigError::new_err(format!("config: {e}")))?;
+    Ok(Chunker::from_pipeline(pipeline_for(py, cfg)?))
 }
 
 /// Does `path` exist? (An `OSError` naming it otherwise.)

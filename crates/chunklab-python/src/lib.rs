@@ -237,6 +237,7 @@ fn _chunklab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(embed::embed, m)?)?;
     m.add_function(wrap_pyfunction!(queries::queries_generate, m)?)?;
     m.add_class::<Chunker>()?;
+    m.add_function(wrap_pyfunction!(chunker::chunker_from_config, m)?)?;
     m.add_class::<chunks::Chunk>()?;
     m.add_class::<document::Document>()?;
     m.add_class::<index::Index>()?;

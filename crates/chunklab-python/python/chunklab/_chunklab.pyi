@@ -107,6 +107,11 @@ class Chunker:
     def config(self) -> Dict[str, Any]: ...
     @property
     def unit(self) -> str: ...
+    def __reduce__(self) -> Any:
+        """Pickles as its typed configuration; loading builds it again."""
+
+def _chunker_from_config(json: str) -> Chunker:
+    """The Chunker a pickled one's configuration (JSON of ``Chunker.config``) describes."""
 
 class Document:
     """A parsed document."""

@@ -14,6 +14,7 @@ chunks of the same document.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List, Optional, Sequence
 
 try:
@@ -32,9 +33,10 @@ except ImportError as e:  # pragma: no cover - exercised only without the option
         "chunklab.llama_index needs llama-index-core: pip install 'chunklab[llama-index]'"
     ) from e
 
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 
-from . import Chunk, Chunker
+from . import Chunk, Chunker, ConfigError
+from ._chunklab import _chunker_from_config
 from ._spelled import build_chunker, take_aliases
 
 __all__ = ["ChunklabNodeParser"]
@@ -97,17 +99,40 @@ class ChunklabNodeParser(NodeParser):
     """
 
     chunk_metadata: bool = True
+    chunklab_config: Dict[str, Any] = Field(
+        default_factory=dict,
+        description="The chunker's whole typed configuration (``Chunker.config``), set from the "
+        "keyword arguments. It is what LlamaIndex serializes (``to_dict``), hashes for "
+        "IngestionPipeline's cache and builds the parser again from (pickle, ``from_dict``).",
+    )
     _chunker: Chunker = PrivateAttr()
 
-    def __init__(self, *, chunk_metadata: bool = True, **config: Any) -> None:
+    def __init__(
+        self,
+        *,
+        chunk_metadata: bool = True,
+        chunklab_config: Optional[Dict[str, Any]] = None,
+        **config: Any,
+    ) -> None:
         fields = {
             k: config.pop(k)
             for k in ("include_metadata", "include_prev_next_rel", "callback_manager", "id_func")
             if k in config
         }
-        spelled = take_aliases(_LLAMA_INDEX_NAMES, config)
-        super().__init__(chunk_metadata=chunk_metadata, **fields)
-        self._chunker = build_chunker(spelled, config)
+        if chunklab_config:
+            # Built again from its serialized form (pickle, from_dict): the configuration
+            # as a whole, or nothing besides it.
+            if config:
+                raise ConfigError(
+                    "chunklab_config: give the configuration as chunklab_config or as keyword "
+                    f"arguments ({', '.join(sorted(config))}), not both"
+                )
+            chunker = _chunker_from_config(json.dumps(chunklab_config))
+        else:
+            spelled = take_aliases(_LLAMA_INDEX_NAMES, config)
+            chunker = build_chunker(spelled, config)
+        super().__init__(chunk_metadata=chunk_metadata, chunklab_config=chunker.config, **fields)
+        self._chunker = chunker
 
     @classmethod
     def class_name(cls) -> str:
