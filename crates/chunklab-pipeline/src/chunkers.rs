@@ -76,7 +76,8 @@ pub fn sizer(
             let message = match &e {
                 E::UnknownUnit(_) => return param("unit", &e.to_string()),
                 E::UnknownTokenizer(spec) => format!(
-                    "`{spec}` is unknown: use cl100k, o200k, an embedding model's name (minilm, e5-small), or a path to a tokenizer.json (or a directory holding one)"
+                    "`{spec}` is unknown: use {}",
+                    chunklab_tokenizers::TOKENIZER_CHOICES
                 ),
                 E::Load { path, message } => format!("cannot load {path}: {message}"),
             };

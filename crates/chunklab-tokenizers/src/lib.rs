@@ -31,14 +31,15 @@ use chunklab_core::{CharSizer, Sizer, WordSizer};
 use std::path::Path;
 use std::sync::Arc;
 
+/// What a tokenizer spec may name, as error messages list it.
+pub const TOKENIZER_CHOICES: &str = "cl100k, o200k, an embedding model's name (minilm, e5-small), or a path to a tokenizer.json (or a directory holding one)";
+
 /// Why a sizer could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum TokenizerError {
     #[error("unknown unit `{0}` (chars, words, tokens)")]
     UnknownUnit(String),
-    #[error(
-        "unknown tokenizer `{0}`: use cl100k, o200k, an embedding model's name (minilm, e5-small), or a path to a tokenizer.json (or a directory holding one)"
-    )]
+    #[error("unknown tokenizer `{0}`: use {TOKENIZER_CHOICES}")]
     UnknownTokenizer(String),
     #[error("cannot load tokenizer {path}: {message}")]
     Load { path: String, message: String },
