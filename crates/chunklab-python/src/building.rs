@@ -269,8 +269,7 @@ pub struct TextDoc {
 /// `IndexingError` naming the index.
 pub fn index_error(location: &str, e: anyhow::Error) -> PyErr {
     // A PostgreSQL URL is shown without its password, also where a message repeats it.
-    let shown = chunklab_pipeline::indexing::shown_location(location);
-    let msg = crate::errors::spelled(&e).replace(location, &shown);
+    let (shown, msg) = crate::errors::spelled_at(location, &e);
     let location = shown.as_str();
     let params = [
         "acl ",

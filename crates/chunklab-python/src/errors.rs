@@ -40,6 +40,20 @@ pub fn spelled(e: &anyhow::Error) -> String {
     chunklab_pipeline::spelled_chain(e, &crate::spelling::Keywords)
 }
 
+/// An index `location` as messages show it (a PostgreSQL URL without its password) and `e`
+/// spelled with that location wherever it repeats the URL as given.
+pub fn spelled_at(location: &str, e: &anyhow::Error) -> (String, String) {
+    let shown = chunklab_pipeline::indexing::shown_location(location);
+    let msg = spelled(e).replace(location, &shown);
+    (shown, msg)
+}
+
+/// `e` as an `IndexingError` prefixed with the index's `location`, its password hidden.
+pub fn indexing_error_at(location: &str, e: &anyhow::Error) -> PyErr {
+    let (shown, msg) = spelled_at(location, e);
+    IndexingError::new_err(format!("{shown}: {msg}"))
+}
+
 /// `param message`, as Python spells the keyword.
 pub fn config_error(param: &str, message: &str) -> PyErr {
     ConfigError::new_err(format!("{param}: {message}"))

@@ -71,9 +71,7 @@ impl Index {
     /// An `IndexingError` for `e`, prefixed with where the index is; the location's password
     /// is hidden also where the message repeats the URL.
     fn failed(&self, e: &anyhow::Error) -> PyErr {
-        let raw = self.path.display().to_string();
-        let shown = self.location();
-        IndexingError::new_err(format!("{shown}: {}", spelled(e).replace(&raw, &shown)))
+        crate::errors::indexing_error_at(&self.path.display().to_string(), e)
     }
 }
 
@@ -99,13 +97,7 @@ impl Index {
         }
         let searcher = py
             .detach(|| Searcher::open_location(&location, fetch))
-            .map_err(|e| {
-                let shown = chunklab_pipeline::indexing::shown_location(&location);
-                IndexingError::new_err(format!(
-                    "{shown}: {}",
-                    spelled(&e).replace(&location, &shown)
-                ))
-            })?;
+            .map_err(|e| crate::errors::indexing_error_at(&location, &e))?;
         Ok(Index {
             path,
             fetch,
