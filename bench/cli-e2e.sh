@@ -71,7 +71,9 @@ for FORMAT in jsonl langchain llamaindex; do
     ours+=("$(echo "$e - $s" | bc -l)")
     if [ "$FORMAT" = jsonl ]; then   # the LangChain side is the same for every format
       sync
-      read -r t n < <("$PY" "$WORK/lc.py" "$INPUT" "$WORK/lc.jsonl")
+      # `$(…)` waits for Python to exit: it prints its time before tearing down its heap, and
+      # a `read` from `<(…)` returned at once, so that teardown overlapped chunklab's next run.
+      read -r t n <<< "$("$PY" "$WORK/lc.py" "$INPUT" "$WORK/lc.jsonl")"
       theirs+=("$t")
     fi
   done
