@@ -23,7 +23,8 @@ pub struct ChunkArgs {
     /// Write to FILE instead of stdout.
     #[arg(long, short = 'o')]
     output: Option<String>,
-    /// Worker threads (default, and 0: all cores). The output is the same for any number.
+    /// Worker threads (default, and 0: all cores; at most 1024). The output is the same for any
+    /// number.
     #[arg(long, short = 'j')]
     threads: Option<usize>,
     /// No progress bar and no summary on stderr.
@@ -53,6 +54,8 @@ const BIG_DOCUMENT: u64 = 32 << 20;
 /// their chunks rendered on all cores and written a wave of pieces at a time.
 const LARGE_DOCUMENT: u64 = 4 << 20;
 const BATCH_BYTES: u64 = 64 << 20;
+/// The most worker threads `--threads` may ask for.
+const MAX_THREADS: usize = 1024;
 const BATCH_DOCS: usize = 512;
 /// Documents of a batch chunked together on one core, so that their chunks' ids are hashed
 /// side by side: 16 gives a batch of 512 documents 32 tasks to spread over the cores.
@@ -64,6 +67,14 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     // the chunking.
     let walk = pipeline.walk(&a.paths)?;
     if let Some(n) = a.threads {
+        if n > MAX_THREADS {
+            // Each worker is an OS thread with its own stack: `-j 100000` spent minutes and
+            // gigabytes starting threads before reading anything.
+            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+            anyhow::bail!(
+                "--threads {n} is more than {MAX_THREADS} worker threads; 0 (the default) uses every core ({cores} here)"
+            );
+        }
         rayon::ThreadPoolBuilder::new()
             // 0 is rayon's "all cores", as ripgrep's `-j 0` is.
             .num_threads(n)

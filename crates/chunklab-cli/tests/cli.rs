@@ -112,6 +112,14 @@ fn output_is_identical_with_one_and_four_threads() {
         ],
         &["--strategy", "elements", "--size", "500", "--title-prefix"],
     ];
+    // An absurd number of threads is refused before any starts (it took minutes and gigabytes).
+    let absurd = chunklab(&["chunk", docs, "-q", "-j", "100000"], None);
+    assert!(
+        !absurd.status.success()
+            && stderr(&absurd).contains("--threads 100000 is more than 1024 worker threads"),
+        "{}",
+        stderr(&absurd)
+    );
     for strategy in runs {
         let args = [
             &["chunk", docs, "--exclude", "debian-reference.en.pdf", "-q"][..],
