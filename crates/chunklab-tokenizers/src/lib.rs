@@ -74,7 +74,20 @@ fn tokenizer_sizer(spec: &str, count_special: bool) -> Result<Arc<dyn Sizer>, To
         path.to_path_buf()
     };
     if !file.is_file() {
-        return Err(TokenizerError::UnknownTokenizer(spec.to_string()));
+        // What was meant as a path is told as one: a typo in a path is not an unknown name.
+        let load = |message: &str| TokenizerError::Load {
+            path: spec.to_string(),
+            message: message.to_string(),
+        };
+        // (`org/model` without `.json` may be a hub id, which stays an unknown name.)
+        let path_like = path.is_absolute() || spec.starts_with("./") || spec.starts_with("../");
+        return Err(if path.is_dir() {
+            load("the directory holds no tokenizer.json")
+        } else if spec.ends_with(".json") || path_like {
+            load("no such file")
+        } else {
+            TokenizerError::UnknownTokenizer(spec.to_string())
+        });
     }
     Ok(Arc::new(HfTokenizer::from_file(&file, count_special)?))
 }

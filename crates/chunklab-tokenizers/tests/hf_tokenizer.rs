@@ -81,4 +81,26 @@ fn a_model_directory_and_bad_files_give_clear_errors() {
     assert!(err.to_string().contains("broken.json"), "{err}");
     let err = sizer_from_spec("tokens", Some("no-such-tokenizer"), false).unwrap_err();
     assert!(err.to_string().contains("unknown tokenizer"), "{err}");
+    // A path is told as a path: a missing file, a directory without a tokenizer.json.
+    let missing = dir.join("nope").join("tokenizer.json");
+    let err = sizer_from_spec("tokens", Some(missing.to_str().unwrap()), false).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("cannot load tokenizer {}: no such file", missing.display())
+    );
+    let err = sizer_from_spec("tokens", Some("tokenizr.json"), false).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot load tokenizer tokenizr.json: no such file"
+    );
+    let err = sizer_from_spec("tokens", Some("BAAI/bge-small-en"), false).unwrap_err();
+    assert!(err.to_string().contains("unknown tokenizer"), "{err}");
+    let empty = dir.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let err = sizer_from_spec("tokens", Some(empty.to_str().unwrap()), false).unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with(": the directory holds no tokenizer.json"),
+        "{err}"
+    );
 }
