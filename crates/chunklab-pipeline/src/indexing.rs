@@ -506,15 +506,7 @@ impl IndexBuilder {
         acl: &[String],
         fields: &BTreeMap<String, String>,
     ) -> Result<usize> {
-        if doc_id.is_empty() {
-            bail!("doc_id: a document needs a non-empty id");
-        }
-        if acl.iter().any(|g| g.trim().is_empty()) {
-            bail!("acl: a group name is empty");
-        }
-        for name in fields.keys() {
-            check_field(name, "metadata")?;
-        }
+        check_text_document(doc_id, acl, fields)?;
         let input = Input::File {
             path: source.unwrap_or(doc_id).into(),
             doc_id: doc_id.to_string(),
@@ -585,6 +577,36 @@ impl IndexBuilder {
     pub fn finish(self) -> Result<(usize, usize)> {
         Ok(self.writer.finish()?)
     }
+}
+
+/// Check what [`IndexBuilder::add_text`] is given besides the text, before anything is
+/// opened or written: a non-empty id, no empty access group, metadata field names the index
+/// can store. The errors start with the argument's name (`doc_id: …`, `acl: …`, `metadata …`).
+///
+/// ```
+/// use chunklab_pipeline::indexing::check_text_document;
+/// use std::collections::BTreeMap;
+/// let none = BTreeMap::new();
+/// assert!(check_text_document("motie-12", &["raad".to_string()], &none).is_ok());
+/// let err = check_text_document("motie-12", &[" ".to_string()], &none).unwrap_err();
+/// assert_eq!(err.to_string(), "acl: a group name is empty");
+/// assert!(check_text_document("", &[], &none).unwrap_err().to_string().starts_with("doc_id:"));
+/// ```
+pub fn check_text_document(
+    doc_id: &str,
+    acl: &[String],
+    fields: &BTreeMap<String, String>,
+) -> Result<()> {
+    if doc_id.is_empty() {
+        bail!("doc_id: a document needs a non-empty id");
+    }
+    if acl.iter().any(|g| g.trim().is_empty()) {
+        bail!("acl: a group name is empty");
+    }
+    for name in fields.keys() {
+        check_field(name, "metadata")?;
+    }
+    Ok(())
 }
 
 /// Read, parse and chunk one file exactly as `chunklab chunk` does.

@@ -13,7 +13,8 @@ use crate::config::from_pairs;
 use crate::errors::{config_error, pipeline_error, IndexingError, ParseError};
 use crate::spelling::Keywords;
 use chunklab_pipeline::indexing::{
-    settings_refused, stored_run, AddSummary, IndexBuilder, IndexConfig, IndexRun, Progress, Sample,
+    check_text_document, settings_refused, stored_run, AddSummary, IndexBuilder, IndexConfig,
+    IndexRun, Progress, Sample,
 };
 use chunklab_pipeline::Pipeline;
 use pyo3::prelude::*;
@@ -186,6 +187,8 @@ impl Building {
         pipeline: Arc<Pipeline>,
         doc: &TextDoc,
     ) -> anyhow::Result<Outcome<usize>> {
+        // Refused arguments open nothing: no index directory, no writer, nothing to commit.
+        check_text_document(&doc.doc_id, &doc.acl, &doc.fields)?;
         let b = self.builder(pipeline, Sample::Text(&doc.text))?;
         let warnings = notes(b);
         let n = b.add_text(

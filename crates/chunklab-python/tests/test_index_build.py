@@ -286,6 +286,20 @@ def test_add_text_with_groups_and_metadata(tmp_path):
     assert {h["doc_id"] for h in chunklab.Index.open(path).search("notitie", mode="bm25")} >= {"notitie-3"}
 
 
+def test_refused_arguments_open_nothing(tmp_path):
+    """A refused add_text neither creates the index nor leaves a writer to commit."""
+    path = tmp_path / "new"
+    idx = chunklab.Index.create(path)
+    for bad in [dict(doc_id="", text="tekst"), dict(doc_id="x", text="tekst", acl=[""]),
+                dict(doc_id="x", text="tekst", metadata={"source": "y"})]:
+        with pytest.raises(chunklab.ConfigError):
+            idx.add_text(**bad)
+    assert not path.exists()
+    with pytest.raises(chunklab.IndexingError, match="nothing to commit"):
+        idx.commit()
+    assert idx.close() is None
+
+
 def test_index_build_errors(tmp_path, documents):
     with pytest.raises(chunklab.ConfigError, match="acl"):
         chunklab.Index.create(tmp_path / "a", acl=["no-equals"]).add_text("x", "tekst")
