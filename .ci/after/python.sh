@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python package (crates/chunklab-python): a fresh virtualenv with pinned PyPI packages
-# (maturin, pytest and the real LangChain / LlamaIndex packages the integrations subclass),
+# (maturin, pytest, the real LangChain / LlamaIndex packages the integrations subclass, and
+# transformers without PyTorch for LangChain's from_huggingface_tokenizer),
 # `maturin develop` in the dev profile (it reuses the workspace's target/ and the dependencies
 # `cargo test --workspace` just built), then pytest. The tests compare the Python API with the
 # CLI's JSONL, so the `chunklab` binary is built first (a no-op after the workspace tests).
@@ -18,6 +19,8 @@ fi
     pytest==9.2.0 \
     langchain-core==1.8.3 \
     langchain-text-splitters==1.1.3 \
+    tokenizers==0.23.3 \
+    transformers==5.25.0 \
     tiktoken==0.14.0 \
     llama-index-core==0.14.25
 

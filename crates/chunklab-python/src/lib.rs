@@ -20,6 +20,7 @@ mod convert;
 mod document;
 mod embed;
 mod errors;
+mod hf_tokenizer;
 mod index;
 mod queries;
 mod spelling;
@@ -238,6 +239,7 @@ fn _chunklab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(queries::queries_generate, m)?)?;
     m.add_class::<Chunker>()?;
     m.add_function(wrap_pyfunction!(chunker::chunker_from_config, m)?)?;
+    m.add_function(wrap_pyfunction!(hf_tokenizer::keep_tokenizer_json, m)?)?;
     m.add_class::<chunks::Chunk>()?;
     m.add_class::<document::Document>()?;
     m.add_class::<index::Index>()?;

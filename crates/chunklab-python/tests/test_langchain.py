@@ -163,3 +163,40 @@ def test_from_tiktoken_encoder_counts_with_chunklabs_own_encodings():
         ChunklabTextSplitter(chunk_size=50).split_text(text)
     with pytest.raises(chunklab.ConfigError, match="^length_function: chunklab measures sizes"):
         ChunklabTextSplitter(length_function=lambda t: len(t.split()), chunk_size=50)
+
+
+def test_from_huggingface_tokenizer_counts_with_the_same_tokenizer(tmp_path, monkeypatch):
+    """A real transformers fast tokenizer (built offline from a tokenizer.json, as
+    AutoTokenizer builds one) gives chunk texts equal to LangChain's own
+    from_huggingface_tokenizer with compat="langchain", counted in Rust."""
+    import pickle
+    from pathlib import Path
+
+    from tokenizers import Tokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    monkeypatch.setenv("CHUNKLAB_HOME", str(tmp_path / "home"))
+    fixture = (Path(__file__).resolve().parents[2]
+               / "chunklab-tokenizers" / "tests" / "fixtures" / "wordpiece-tokenizer.json")
+    fast = PreTrainedTokenizerFast(tokenizer_object=Tokenizer.from_file(str(fixture)))
+    text = ("The council passed the motion on wind energy.\n\nDe raad besluit over "
+            "windmolens op zee en op land, en over de participatie van omwonenden. ") * 30
+    theirs = RecursiveCharacterTextSplitter.from_huggingface_tokenizer(
+        fast, chunk_size=30, chunk_overlap=5).split_text(text)
+    ours = ChunklabTextSplitter.from_huggingface_tokenizer(
+        fast, chunk_size=30, chunk_overlap=5, compat="langchain")
+    assert ours.split_text(text) == theirs and len(theirs) > 20
+    # chunklab's own recursive splitting in the same tokens: every chunk within the size.
+    own = ChunklabTextSplitter.from_huggingface_tokenizer(fast, chunk_size=30, chunk_overlap=5)
+    counts = [len(fast.tokenize(c)) for c in own.split_text(text)]
+    assert max(counts) <= 30 and min(counts) > 0, counts
+    # The tokenizer's JSON is kept under chunklab's home, named by its hash, and a pickled
+    # splitter finds it again; a tokenizers.Tokenizer works as well as a transformers one.
+    kept = Path(own.chunker.config["chunking"]["tokenizer"])
+    assert kept.parent == tmp_path / "home" / "tokenizers" and kept.is_file()
+    assert pickle.loads(pickle.dumps(own)).split_text(text) == own.split_text(text)
+    raw = ChunklabTextSplitter.from_huggingface_tokenizer(
+        fast.backend_tokenizer, chunk_size=30, chunk_overlap=5)
+    assert raw.split_text(text) == own.split_text(text)
+    with pytest.raises(chunklab.ConfigError, match="^tokenizer: object has no tokenizer.json"):
+        ChunklabTextSplitter.from_huggingface_tokenizer(object(), chunk_size=30)

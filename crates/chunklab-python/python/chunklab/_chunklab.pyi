@@ -113,6 +113,9 @@ class Chunker:
 def _chunker_from_config(json: str) -> Chunker:
     """The Chunker a pickled one's configuration (JSON of ``Chunker.config``) describes."""
 
+def _keep_tokenizer_json(json: str) -> str:
+    """Keep a tokenizer.json's text under chunklab's home (named by its hash); its path."""
+
 class Document:
     """A parsed document."""
 

@@ -30,7 +30,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the option
 
 from pydantic import model_validator
 
-from . import Chunker, ConfigError
+from . import Chunker, ConfigError, _chunklab
 from ._spelled import build_chunker, take_aliases
 
 __all__ = ["ChunklabTextSplitter", "ChunklabRetriever"]
@@ -158,6 +158,26 @@ class ChunklabTextSplitter(TextSplitter):
                 "ordinary text (tiktoken's disallowed_special=()); leave allowed_special unset"
             )
         return cls(encoding_name=encoding_name, **kwargs)
+
+    @classmethod
+    def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> "ChunklabTextSplitter":
+        """LangChain's constructor for sizes in a Hugging Face tokenizer's tokens. chunklab
+        counts with the same tokenizer, in Rust, from its ``tokenizer.json``: a fast
+        ``transformers`` tokenizer's ``backend_tokenizer`` or a ``tokenizers.Tokenizer``. The
+        JSON is kept under chunklab's home (``$CHUNKLAB_HOME/tokenizers``, named by its hash),
+        so a pickled splitter finds it again. Special tokens are not counted, as LangChain's
+        ``tokenizer.tokenize`` does not count them."""
+        backend = getattr(tokenizer, "backend_tokenizer", tokenizer)
+        to_str = getattr(backend, "to_str", None)
+        if not callable(to_str):
+            raise ConfigError(
+                f"tokenizer: {type(tokenizer).__name__} has no tokenizer.json (a slow "
+                "tokenizer); load a fast one (AutoTokenizer.from_pretrained(..., use_fast=True), "
+                "the default) or give tokenizer='DIR' holding a tokenizer.json"
+            )
+        path = _chunklab._keep_tokenizer_json(to_str())
+        kwargs.setdefault("unit", "tokens")
+        return cls(tokenizer=path, **kwargs)
 
     @property
     def chunker(self) -> Chunker:
