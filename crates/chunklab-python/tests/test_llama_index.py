@@ -76,3 +76,39 @@ def test_takes_llama_index_chunk_size_and_names_it_in_errors():
         ChunklabNodeParser(chunk_size=100, chunk_overlap=200)
     with pytest.raises(chunklab.ConfigError, match=r"^chunk_size: give chunk_size or size"):
         ChunklabNodeParser(chunk_size=100, size=100)
+
+
+def test_a_tokenizer_callable_is_counted_by_chunklab(tmp_path, monkeypatch):
+    """LlamaIndex takes a tokenizer as a callable (len(tokenizer(text)) tokens); chunklab counts
+    the same tokens in Rust: a Hugging Face tokenizer's encode with the special tokens it adds,
+    a tokenizer object without them, tiktoken's encode by its encoding's name."""
+    from pathlib import Path
+
+    import tiktoken
+    from tokenizers import Tokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    monkeypatch.setenv("CHUNKLAB_HOME", str(tmp_path / "home"))
+    fixture = (Path(__file__).resolve().parents[2]
+               / "chunklab-tokenizers" / "tests" / "fixtures" / "wordpiece-tokenizer.json")
+    fast = PreTrainedTokenizerFast(tokenizer_object=Tokenizer.from_file(str(fixture)))
+    text = "windmolens op zee en op land voor de participatie van omwonenden " * 60
+    by_encode = ChunklabNodeParser(strategy="fixed", chunk_size=30, tokenizer=fast.encode)
+    nodes = by_encode.get_nodes_from_documents([Document(text=text)])
+    with_special = [len(fast.encode(n.text)) for n in nodes]  # [CLS] … [SEP], as LlamaIndex counts
+    assert len(nodes) > 10 and max(with_special) <= 30, with_special
+    assert max(len(fast.tokenize(n.text)) for n in nodes) <= 28
+    assert by_encode.chunklab_config["chunking"]["count_special"] is True
+    by_object = ChunklabNodeParser(strategy="fixed", chunk_size=30, tokenizer=fast)
+    plain = [len(fast.tokenize(n.text))
+             for n in by_object.get_nodes_from_documents([Document(text=text)])]
+    assert 29 <= max(plain) <= 30, plain
+    # tiktoken's encode is recognised by its encoding's name (this Encoding is built offline
+    # with a byte vocabulary and never called: chunklab counts with its own cl100k).
+    enc = tiktoken.Encoding(name="cl100k_base", pat_str=r"\S+|\s+",
+                            mergeable_ranks={bytes([i]): i for i in range(256)}, special_tokens={})
+    parser = ChunklabNodeParser(chunk_size=30, tokenizer=enc.encode)
+    assert parser.chunklab_config["chunking"]["tokenizer"] == "cl100k"
+    assert parser.chunker.unit == "cl100k"
+    with pytest.raises(chunklab.ConfigError, match="^tokenizer: chunklab counts tokens itself"):
+        ChunklabNodeParser(chunk_size=30, tokenizer=lambda t: t.split())

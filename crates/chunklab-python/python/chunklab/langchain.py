@@ -30,16 +30,13 @@ except ImportError as e:  # pragma: no cover - exercised only without the option
 
 from pydantic import model_validator
 
-from . import Chunker, ConfigError, _chunklab
-from ._spelled import build_chunker, take_aliases
+from . import Chunker, ConfigError
+from ._spelled import ENCODINGS, build_chunker, hf_tokenizer_file, take_aliases
 
 __all__ = ["ChunklabTextSplitter", "ChunklabRetriever"]
 
 # LangChain's names for chunklab's keys; errors about them name LangChain's.
 _LANGCHAIN_NAMES = {"chunk_size": "size", "chunk_overlap": "overlap"}
-
-# tiktoken encoding names → chunklab tokenizer names.
-_ENCODINGS = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
 
 # OpenAI model names (prefixes, longest first) → their tiktoken encoding, as tiktoken maps them.
 _MODEL_ENCODINGS = [
@@ -111,12 +108,12 @@ class ChunklabTextSplitter(TextSplitter):
         if keep is not None:
             config["keep_separator"] = keep
         if encoding_name is not None:
-            if encoding_name not in _ENCODINGS:
+            if encoding_name not in ENCODINGS:
                 raise ConfigError(
                     f"encoding_name: {encoding_name!r} is not supported; use one of "
-                    + ", ".join(_ENCODINGS)
+                    + ", ".join(ENCODINGS)
                 )
-            config["tokenizer"] = _ENCODINGS[encoding_name]
+            config["tokenizer"] = ENCODINGS[encoding_name]
             config.setdefault("unit", "tokens")
         self._chunker = build_chunker(spelled, dict(config, strategy=strategy))
         chunking = self._chunker.config["chunking"]
@@ -167,17 +164,8 @@ class ChunklabTextSplitter(TextSplitter):
         JSON is kept under chunklab's home (``$CHUNKLAB_HOME/tokenizers``, named by its hash),
         so a pickled splitter finds it again. Special tokens are not counted, as LangChain's
         ``tokenizer.tokenize`` does not count them."""
-        backend = getattr(tokenizer, "backend_tokenizer", tokenizer)
-        to_str = getattr(backend, "to_str", None)
-        if not callable(to_str):
-            raise ConfigError(
-                f"tokenizer: {type(tokenizer).__name__} has no tokenizer.json (a slow "
-                "tokenizer); load a fast one (AutoTokenizer.from_pretrained(..., use_fast=True), "
-                "the default) or give tokenizer='DIR' holding a tokenizer.json"
-            )
-        path = _chunklab._keep_tokenizer_json(to_str())
         kwargs.setdefault("unit", "tokens")
-        return cls(tokenizer=path, **kwargs)
+        return cls(tokenizer=hf_tokenizer_file(tokenizer), **kwargs)
 
     @property
     def chunker(self) -> Chunker:
