@@ -128,11 +128,46 @@ pub fn from_flat(pairs: Vec<(String, Value)>) -> Result<PipelineConfig, FlatErro
                 let e = serde_json::from_value::<PipelineConfig>(alone).err()?;
                 Some(FlatError::Value {
                     key: k.clone(),
-                    message: e.to_string(),
+                    message: in_plain_types(&e.to_string()),
                 })
             })
-            .unwrap_or_else(|| FlatError::Conflict(e.to_string()))
+            .unwrap_or_else(|| FlatError::Conflict(in_plain_types(&e.to_string())))
     })
+}
+
+/// A serde message with Rust's number types in the words of a Python or JSON user:
+/// `invalid value: integer \`-1\`, expected usize` says `expected a whole number, 0 or more`.
+///
+/// ```
+/// # use chunklab_pipeline::flat::{from_flat, FlatError};
+/// # use serde_json::json;
+/// let e = from_flat(vec![("overlap".into(), json!(-1))]).unwrap_err();
+/// assert_eq!(e.to_string(), "overlap: invalid value: integer `-1`, expected a whole number, 0 or more");
+/// let e = from_flat(vec![("size".into(), json!(2.5))]).unwrap_err();
+/// assert_eq!(e.to_string(), "size: invalid type: floating point `2.5`, expected a whole number, 0 or more");
+/// ```
+fn in_plain_types(message: &str) -> String {
+    let mut out = message.to_string();
+    for (rust, plain) in [
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected u32", "expected a whole number, 0 or more"),
+        ("expected u16", "expected a whole number, 0 or more"),
+        ("expected u8", "expected a whole number, 0 or more"),
+        ("expected i64", "expected a whole number"),
+        ("expected i32", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+    ] {
+        // Only the whole word: `expected u8` is not inside `expected u80`.
+        if let Some(at) = out.find(rust) {
+            let after = out[at + rust.len()..].chars().next();
+            if !after.is_some_and(|c| c.is_ascii_alphanumeric()) {
+                out.replace_range(at..at + rust.len(), plain);
+            }
+        }
+    }
+    out
 }
 
 /// `key = v` alone as a nested configuration (a context key other than `context` gets the

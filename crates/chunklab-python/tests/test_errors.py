@@ -67,6 +67,18 @@ def test_an_unknown_tokenizer_is_named_by_its_keyword():
         chunklab.chunk("Een tekst.", unit="tokens", tokenizer="gpt9")
 
 
+def test_a_wrong_number_is_told_in_python_words(tmp_path):
+    with pytest.raises(chunklab.ConfigError,
+                       match="^overlap: invalid value: integer `-1`, expected a whole number, 0 or more$"):
+        chunklab.chunk("Een tekst.", overlap=-1)
+    with pytest.raises(chunklab.ConfigError, match="^size: .*`2.5`, expected a whole number"):
+        chunklab.chunk("Een tekst.", size=2.5)
+    # A missing tokenizer file is told as a path, not as an unknown name.
+    missing = tmp_path / "tokenizer.json"
+    with pytest.raises(chunklab.ConfigError, match=f"^tokenizer: cannot load {missing}: no such file"):
+        chunklab.chunk("Een tekst.", unit="tokens", tokenizer=str(missing))
+
+
 def test_values_a_strategy_refuses_name_the_keyword():
     """Checks a strategy makes when it is built (overlap below the size, a stride that skips
     nothing) are ConfigErrors that start with the keyword, as the CLI's start with the flag."""
