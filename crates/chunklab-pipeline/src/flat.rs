@@ -135,7 +135,8 @@ pub fn from_flat(pairs: Vec<(String, Value)>) -> Result<PipelineConfig, FlatErro
     })
 }
 
-/// A serde message with Rust's number types in the words of a Python or JSON user:
+/// A serde message with Rust's number types in the words of a Python or JSON user (the faces
+/// that read JSON fields of their own, such as the server's search fields, use it too):
 /// `invalid value: integer \`-1\`, expected usize` says `expected a whole number, 0 or more`.
 ///
 /// ```
@@ -146,7 +147,7 @@ pub fn from_flat(pairs: Vec<(String, Value)>) -> Result<PipelineConfig, FlatErro
 /// let e = from_flat(vec![("size".into(), json!(2.5))]).unwrap_err();
 /// assert_eq!(e.to_string(), "size: invalid type: floating point `2.5`, expected a whole number, 0 or more");
 /// ```
-fn in_plain_types(message: &str) -> String {
+pub fn in_plain_types(message: &str) -> String {
     let mut out = message.to_string();
     for (rust, plain) in [
         ("expected usize", "expected a whole number, 0 or more"),

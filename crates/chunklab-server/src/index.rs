@@ -97,9 +97,17 @@ async fn search(
     let who = caller(&state, &headers)?;
     let q: Option<String> = request::take(&mut fields, "q")?;
     let query: Option<String> = request::take(&mut fields, "query")?;
+    // The field as the caller named it (`q`, or its long form `query`).
+    let named = if q.is_none() && query.is_some() {
+        "query"
+    } else {
+        "q"
+    };
     let q = q.or(query).unwrap_or_default();
     if q.trim().is_empty() {
-        return Err(ApiError::invalid("invalid `q`: the query is empty"));
+        return Err(ApiError::invalid(format!(
+            "invalid `{named}`: the query is empty"
+        )));
     }
     let context_chars: usize = request::take(&mut fields, "context_chars")?.unwrap_or(0);
     let cfg: SearchConfig = request::into_config(fields)?;

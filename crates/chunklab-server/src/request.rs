@@ -167,8 +167,13 @@ pub(crate) fn take<T: DeserializeOwned>(
         None | Some(Value::Null) => Ok(None),
         Some(v) => serde_json::from_value(v)
             .map(Some)
-            .map_err(|e| ApiError::invalid(format!("invalid `{key}`: {e}"))),
+            .map_err(|e| ApiError::invalid(format!("invalid `{key}`: {}", plain(&e)))),
     }
+}
+
+/// serde's message in a JSON user's words (`expected a whole number, 0 or more`, not `usize`).
+fn plain(e: &serde_json::Error) -> String {
+    chunklab_pipeline::flat::in_plain_types(&e.to_string())
 }
 
 /// Deserialize what is left of `fields` into `T` (a `deny_unknown_fields` configuration); on
@@ -181,10 +186,13 @@ pub(crate) fn into_config<T: DeserializeOwned>(fields: Map<String, Value>) -> Re
                 let mut one = Map::new();
                 one.insert(k.clone(), v.clone());
                 if let Err(e1) = serde_json::from_value::<T>(Value::Object(one)) {
-                    return Err(ApiError::invalid(format!("invalid `{k}`: {e1}")));
+                    return Err(ApiError::invalid(format!("invalid `{k}`: {}", plain(&e1))));
                 }
             }
-            Err(ApiError::invalid(format!("invalid configuration: {e}")))
+            Err(ApiError::invalid(format!(
+                "invalid configuration: {}",
+                plain(&e)
+            )))
         }
     }
 }

@@ -570,12 +570,30 @@ fn tokens_and_acls_in_every_search_mode() {
         ("&filter=colour=red", "colour"),
         ("&ef=0", "ef"),
         ("&ef=20000", "`ef`: must be between 1 and 10000"),
+        // In a JSON user's words, not serde's Rust types.
+        (
+            "&k=-1",
+            "`k`: invalid value: integer `-1`, expected a whole number, 0 or more",
+        ),
+        (
+            "&k=2.5",
+            "`k`: invalid type: floating point `2.5`, expected a whole number",
+        ),
     ] {
         let r = search(&s, ALICE, "wind", q);
         assert_eq!(r.status, 422, "{q}: {}", r.text);
         assert!(r.message().contains(param), "{q}: {}", r.message());
     }
     assert_eq!(search(&s, ALICE, "", "").status, 422);
+    // An empty query is named as the caller named the field.
+    let r = json(
+        "POST",
+        &s.url("/v1/search"),
+        Some(ALICE),
+        &json!({"query": " ", "k": 2}),
+    );
+    assert_eq!(r.status, 422, "{}", r.text);
+    assert_eq!(r.message(), "invalid `query`: the query is empty");
     // A query's own HNSW candidate list is taken (the same hits on this small index).
     let (plain, wide) = (
         search(&s, ALICE, "wind", "&mode=dense"),
