@@ -56,6 +56,8 @@ pub fn indexing_error_at(location: &str, e: &anyhow::Error) -> PyErr {
 
 /// `param message`, as Python spells the keyword.
 pub fn config_error(param: &str, message: &str) -> PyErr {
+    // serde's Rust types (`expected usize`) in a Python user's words.
+    let message = chunklab_pipeline::flat::in_plain_types(message);
     ConfigError::new_err(format!("{param}: {message}"))
 }
 

@@ -50,6 +50,9 @@ def test_search_errors_and_retriever(index_dir):
     # The query is an argument: an empty one is a ConfigError naming it.
     with pytest.raises(chunklab.ConfigError, match="^query: the query is empty"):
         idx.search("   ")
+    with pytest.raises(chunklab.ConfigError,
+                       match="^k: invalid value: integer `-1`, expected a whole number, 0 or more$"):
+        idx.search("parkeren", k=-1)
     # One filter may be a string; a bad one names the key.
     assert idx.search("parkeren", mode="bm25", filter="source=nope/**") == []
     assert idx.search("parkeren", mode="bm25", filter="source=**") == idx.search(
