@@ -30,7 +30,10 @@ fn write_once(dir: &std::path::Path, path: &PathBuf, text: &str) -> anyhow::Resu
         return Ok(());
     }
     std::fs::create_dir_all(dir)?;
-    let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+    // One temporary name per writer, also between threads of one process.
+    static WRITERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_extension(format!("json.{}-{n}.tmp", std::process::id()));
     std::fs::write(&tmp, text)?;
     std::fs::rename(&tmp, path)?;
     Ok(())
