@@ -97,6 +97,10 @@ impl Given {
 }
 
 pub fn run(a: IndexArgs, given: Given) -> Result<ExitCode> {
+    if a.commit_every == 0 {
+        // As Python's commit_every=0 is refused (it was taken as 1, silently).
+        bail!("--commit-every must be at least 1");
+    }
     let location = match (&a.index, &a.store) {
         (Some(dir), _) => dir.display().to_string(),
         (None, Some(s)) => s.clone(),

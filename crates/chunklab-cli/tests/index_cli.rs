@@ -1139,6 +1139,10 @@ fn the_graph_is_shaped_at_build_and_searched_as_wide_as_asked() {
             &["--hnsw-m", "32", "--hnsw-ef-construction", "40"][..],
             "--hnsw-ef-construction: 40 (must be 4 to 1000 and at least twice --hnsw-m, 64)",
         ),
+        (
+            &["--commit-every", "0"][..],
+            "--commit-every must be at least 1",
+        ),
     ] {
         let out = index(&corpus, &idx, flags);
         assert!(!out.status.success());
