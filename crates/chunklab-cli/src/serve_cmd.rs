@@ -2,7 +2,7 @@
 //! told otherwise, with the index, its model and the tokens loaded once at start.
 
 use crate::args::ChunkingArgs;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use chunklab_pipeline::indexing::stored_run;
 use chunklab_server::{AppState, Limits, ServerConfig, Tokens};
 use std::net::{IpAddr, SocketAddr};
@@ -57,21 +57,40 @@ pub struct ServeArgs {
     chunking: Box<ChunkingArgs>,
 }
 
+/// The largest body or upload limit, in MiB (1 TiB).
+const MAX_MIB: usize = 1 << 20;
+
 /// `given`: the chunking flags on the command line ([`crate::args::chunking_flags_given`]).
 pub fn run(a: ServeArgs, given: Vec<String>) -> Result<ExitCode> {
     let tokens = match &a.tokens {
         Some(p) => Tokens::load(p)?,
         None => Tokens::default(),
     };
+    // A limit of 0 would refuse every request (or was taken as 1, silently): refused here.
+    let mib = |flag: &str, v: usize| -> Result<usize> {
+        match v {
+            1..=MAX_MIB => Ok(v << 20),
+            _ => bail!("--{flag} must be 1 to {MAX_MIB} (MiB)"),
+        }
+    };
+    for (flag, v) in [
+        ("timeout", a.timeout as usize),
+        ("max-in-flight", a.max_in_flight),
+        ("workers", a.workers.unwrap_or(1)),
+    ] {
+        if v == 0 {
+            bail!("--{flag} must be at least 1");
+        }
+    }
     let mut limits = Limits {
-        body_bytes: a.max_body_mb << 20,
-        upload_bytes: a.max_upload_mb << 20,
-        request_timeout: Duration::from_secs(a.timeout.max(1)),
-        max_in_flight: a.max_in_flight.max(1),
+        body_bytes: mib("max-body-mb", a.max_body_mb)?,
+        upload_bytes: mib("max-upload-mb", a.max_upload_mb)?,
+        request_timeout: Duration::from_secs(a.timeout),
+        max_in_flight: a.max_in_flight,
         ..Limits::default()
     };
     if let Some(w) = a.workers {
-        limits.workers = w.max(1);
+        limits.workers = w;
     }
     let location = a
         .index

@@ -327,6 +327,19 @@ fn bad_flags_are_clear_errors_naming_them() {
     let tmp = tempfile::tempdir().unwrap();
     refused(&["--port", "99999"], &["--port", "99999"]);
     refused(&["--bind", "localhost:80"], &["--bind", "localhost:80"]);
+    // A limit of 0 refused every request or was taken as 1; an absurd size wrapped around.
+    for (flag, says) in [
+        ("--timeout", "--timeout must be at least 1"),
+        ("--max-in-flight", "--max-in-flight must be at least 1"),
+        ("--workers", "--workers must be at least 1"),
+        ("--max-body-mb", "--max-body-mb must be 1 to 1048576 (MiB)"),
+    ] {
+        refused(&[flag, "0", "--port", "0"], &[says]);
+    }
+    refused(
+        &["--max-upload-mb", "17592186044417", "--port", "0"],
+        &["--max-upload-mb must be 1 to 1048576 (MiB)"],
+    );
     let missing = tmp.path().join("no-tokens.toml");
     refused(
         &["--tokens", missing.to_str().unwrap(), "--port", "0"],
