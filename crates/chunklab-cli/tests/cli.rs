@@ -375,6 +375,15 @@ fn bad_parameters_fail_before_any_work() {
             "--tokenizer `nope` is unknown: use cl100k",
         ),
         (vec!["--strategy", "magic"], "unknown strategy `magic`"),
+        // Zeros that were taken as 1 silently.
+        (
+            vec!["--llm-concurrency", "0"],
+            "--llm-concurrency must be at least 1",
+        ),
+        (
+            vec!["--context", "header", "--context-max-tokens", "0"],
+            "--context-max-tokens must be at least 1",
+        ),
         (
             vec!["--unit", "chars", "--tokenizer", "cl100k"],
             "--tokenizer applies to unit tokens",

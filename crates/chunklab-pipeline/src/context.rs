@@ -79,6 +79,14 @@ impl ContextStage {
                 })?,
             ),
         };
+        if cfg.max_tokens == 0 {
+            // Taken as 1 silently before: a context of at most one token.
+            return Err(chunklab_core::Error::Param {
+                param: "context_max_tokens",
+                message: "must be at least 1".into(),
+            }
+            .into());
+        }
         let template = match &cfg.prompt {
             Some(p) => {
                 let template = std::fs::read_to_string(p)
@@ -92,7 +100,7 @@ impl ContextStage {
         };
         let options = ContextOptions {
             template,
-            max_tokens: cfg.max_tokens.max(1),
+            max_tokens: cfg.max_tokens,
             on_failure: match cfg.fallback {
                 Fallback::Error => OnFailure::Error,
                 Fallback::Header => OnFailure::Header,

@@ -466,6 +466,14 @@ pub fn index_document(
 
 /// Open the language model `cfg` names (fetching a missing known local model with `fetch`).
 pub fn open_llm(cfg: &LlmConfig, fetch: bool) -> Result<Option<Arc<LlmClient>>> {
+    if cfg.concurrency == 0 {
+        // Taken as 1 silently before; 0 requests at once would never finish.
+        return Err(chunklab_core::Error::Param {
+            param: "llm_concurrency",
+            message: "must be at least 1".into(),
+        }
+        .into());
+    }
     let Some(spec) = &cfg.spec else {
         return Ok(None);
     };
@@ -474,7 +482,7 @@ pub fn open_llm(cfg: &LlmConfig, fetch: bool) -> Result<Option<Arc<LlmClient>>> 
         no_cache: cfg.no_cache,
         ..OpenOptions::default()
     };
-    opts.http.concurrency = cfg.concurrency.max(1);
+    opts.http.concurrency = cfg.concurrency;
     // A spec that does not parse is a configuration error naming the parameter (`--llm`,
     // Python's `llm`); anything else (a model that cannot be loaded) names the spec.
     let client = chunklab_llm::spec::open(spec, &opts).map_err(|e| match e {

@@ -46,6 +46,8 @@ def test_the_message_is_the_clis(tmp_path):
         ({"lang": "klingon"}, "lang"),
         ({"strategy": "semantic", "model": "no-such-model-anywhere"}, None),
         ({"context_max_tokens": 10}, "context"),
+        ({"context": "header", "context_max_tokens": 0}, "context_max_tokens"),
+        ({"llm_concurrency": 0}, "llm_concurrency"),
     ],
 )
 def test_bad_parameters_raise_value_error(kwargs, param):
