@@ -192,5 +192,17 @@ fn bad_boundaries_are_clear_errors() {
         "--late-overlap",
         "64",
     ]);
-    assert!(e.contains("overlap"), "{e}");
+    assert!(
+        e.contains("--late-overlap 64 tokens must be less than the window, 64 tokens"),
+        "{e}"
+    );
+    let e = run(&[
+        "--strategy",
+        "late",
+        "--model",
+        "minilm",
+        "--late-window",
+        "0",
+    ]);
+    assert!(e.contains("--late-window must be at least 1 token"), "{e}");
 }

@@ -64,6 +64,14 @@ pub enum Error {
     /// Late chunking got settings or chunk spans it cannot use.
     #[error("late chunking: {0}")]
     Late(String),
+    /// A late chunking setting out of range: `setting` is `late_window` or `late_overlap`.
+    #[error("late chunking: {setting}: {message}")]
+    LateSetting {
+        /// The configuration key.
+        setting: &'static str,
+        /// What is wrong with its value.
+        message: String,
+    },
     /// A reranker spec that is neither `maxsim` nor a cross-encoder directory.
     #[error("unknown reranker {spec:?}: use `maxsim` (late interaction over the embedding model's token vectors) or a local cross-encoder directory with config.json + tokenizer.json + model.safetensors (for example cross-encoder/ms-marco-MiniLM-L-6-v2 saved with save_pretrained){detail}")]
     UnknownReranker { spec: String, detail: String },

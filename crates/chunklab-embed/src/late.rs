@@ -76,13 +76,24 @@ impl LateOptions {
         }
         let window = self.window.unwrap_or(capacity).min(capacity);
         if window == 0 {
-            return Err(Error::Late("the window must be at least 1 token".into()));
+            return Err(Error::LateSetting {
+                setting: "late_window",
+                message: "must be at least 1 token".into(),
+            });
         }
         let overlap = self.overlap.unwrap_or(window / 8);
         if overlap >= window {
-            return Err(Error::Late(format!(
-                "the window overlap ({overlap} tokens) must be less than the window ({window} tokens)"
-            )));
+            return Err(Error::LateSetting {
+                setting: "late_overlap",
+                message: format!(
+                    "{overlap} tokens must be less than the window, {window} tokens{}",
+                    if self.window.is_some_and(|w| w > capacity) {
+                        " (the model's capacity)"
+                    } else {
+                        ""
+                    }
+                ),
+            });
         }
         Ok((window, overlap))
     }

@@ -166,10 +166,16 @@ pub fn build_chunker(
             };
             let chunker = strategies::build(&boundaries, sizer, models.text_embedder)
                 .with_context(|| format!("boundaries {}", boundaries.strategy))?;
-            Ok(Box::new(
-                LateChunker::new(chunker, model.as_ref(), late_options(cfg))
-                    .context("late_window / late_overlap")?,
-            ))
+            let late = LateChunker::new(chunker, model.as_ref(), late_options(cfg)).map_err(
+                |e| match e {
+                    // Named by its key, so each face spells it (`--late-overlap`, …).
+                    chunklab_embed::Error::LateSetting { setting, message } => {
+                        param(setting, &message)
+                    }
+                    e => anyhow::Error::new(e).context("late chunking"),
+                },
+            )?;
+            Ok(Box::new(late))
         }
         _ => Ok(strategies::build(cfg, sizer, models.text_embedder)?),
     }
