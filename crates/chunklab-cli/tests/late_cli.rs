@@ -182,27 +182,25 @@ fn bad_boundaries_are_clear_errors() {
         e.contains("--boundaries does not apply to strategy `headings`; it applies to: late"),
         "{e}"
     );
-    let e = run(&[
-        "--strategy",
-        "late",
-        "--model",
-        "minilm",
-        "--late-window",
-        "64",
-        "--late-overlap",
-        "64",
-    ]);
-    assert!(
-        e.contains("--late-overlap 64 tokens must be less than the window, 64 tokens"),
-        "{e}"
-    );
-    let e = run(&[
-        "--strategy",
-        "late",
-        "--model",
-        "minilm",
-        "--late-window",
-        "0",
-    ]);
-    assert!(e.contains("--late-window must be at least 1 token"), "{e}");
+    // Window settings out of range, named by their flags.
+    for (window, overlap, says) in [
+        (
+            "64",
+            "64",
+            "--late-overlap 64 tokens must be less than the window, 64 tokens",
+        ),
+        ("0", "0", "--late-window must be at least 1 token"),
+    ] {
+        let e = run(&[
+            "--strategy",
+            "late",
+            "--model",
+            "minilm",
+            "--late-window",
+            window,
+            "--late-overlap",
+            overlap,
+        ]);
+        assert!(e.contains(says), "{e}");
+    }
 }
