@@ -255,35 +255,18 @@ fn malformed_bodies_are_400_and_never_hurt_the_server() {
         }
     }
     // A field given twice is refused, not taken as its last value; an array is no object.
-    let r = raw(
-        "POST",
-        &s.url("/v1/chunk"),
-        None,
-        "application/json",
-        br#"{"text": "a", "size": 10, "text": "b"}"#,
-    );
-    assert_eq!((r.status, r.code()), (400, "bad_request"), "{}", r.text);
-    assert!(r.text.contains("the body gives `text` twice"), "{}", r.text);
-    let r = raw(
-        "POST",
-        &s.url("/v1/chunk"),
-        None,
-        "application/json",
-        b"[1]",
-    );
-    assert!(
-        r.text.contains("the body must be a JSON object"),
-        "{}",
-        r.text
-    );
-    let r = raw(
-        "POST",
-        &s.url("/v1/chunk"),
-        None,
-        "application/json",
-        b"{\"text\": ",
-    );
-    assert!(r.text.contains("the body is not JSON: EOF"), "{}", r.text);
+    for (body, says) in [
+        (
+            &br#"{"text": "a", "size": 10, "text": "b"}"#[..],
+            "the body gives `text` twice",
+        ),
+        (b"[1]", "the body must be a JSON object"),
+        (b"{\"text\": ", "the body is not JSON: EOF"),
+    ] {
+        let r = raw("POST", &s.url("/v1/chunk"), None, "application/json", body);
+        assert_eq!((r.status, r.code()), (400, "bad_request"), "{}", r.text);
+        assert!(r.text.contains(says), "{}", r.text);
+    }
     assert_eq!(get(&s.url("/health"), None).status, 200);
 }
 
