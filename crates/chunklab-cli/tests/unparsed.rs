@@ -118,6 +118,14 @@ fn edge_cases_chunk_the_same_unparsed() {
     let dir = tempfile::tempdir().expect("tmp");
     let para = "De raad *besluit* over [windenergie](https://x.nl) op zee — één “besluit”.\nTweede regel.\n\n";
     let deep = ">".repeat(300) + " diep\n";
+    let toc =
+        "  * [`pathlib` \u{2014} Paden](pathlib.html)\n    * [Gebruik](pathlib.html#gebruik)\n"
+            .repeat(300);
+    let plan = format!("Plan:\n\n{}\n", "          ->  Seq Scan on t\n".repeat(40));
+    let nested = |open: &str, close: &str| format!("{}x{}\n", open.repeat(300), close.repeat(300));
+    let indented: String = (0..150)
+        .map(|k| format!("{}- a\n", "  ".repeat(k)))
+        .collect();
     let cases: Vec<(&str, Vec<u8>, bool)> = vec![
         (
             "front.md",
@@ -165,6 +173,20 @@ fn edge_cases_chunk_the_same_unparsed() {
         ),
         // Nested past the parser's limit: its warning, so the parse.
         ("deep.md", deep.clone().into_bytes(), false),
+        // Hundreds of links or indented lines in one run of lines: no parse (links never
+        // contain links, so `[` × 300 nests one link).
+        ("toc.md", toc.into_bytes(), true),
+        ("plan.md", plan.into_bytes(), true),
+        ("links.md", nested("[", "](y)").into_bytes(), true),
+        // Images, emphasis, bullets and indentation that do nest past the limit.
+        ("images.md", nested("![", "](y)").into_bytes(), false),
+        ("strong.md", nested("**", "**").into_bytes(), false),
+        (
+            "bullets.md",
+            format!("{}x\n", "- ".repeat(200)).into_bytes(),
+            false,
+        ),
+        ("indented.md", indented.into_bytes(), false),
         (
             "lists.md",
             "- a\n  - b\n    - c\n\n      d *e* __f__\n\n| x | y |\n|---|---|\n| 1 | 2 |\n"
@@ -210,6 +232,12 @@ fn edge_cases_chunk_the_same_unparsed() {
             let want = parsed(&pipeline, &input);
             let got = in_one_go(&pipeline, &input);
             assert_eq!(got, want, "{name} {cfg:?}");
+            if ["deep", "images", "strong", "bullets", "indented"]
+                .contains(&&name[..name.len() - 3])
+            {
+                // The bound is needed: the parse does warn.
+                assert_eq!(want.2.len(), 1, "{name}: {:?}", want.2);
+            }
             let parser = if name.ends_with(".md") {
                 "markdown"
             } else {

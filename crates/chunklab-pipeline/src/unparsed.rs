@@ -49,36 +49,40 @@ pub(crate) fn source_text_suffices(parser: &str, text: &str, max_depth: usize) -
 /// - **Containers.** A block that starts on line L has every enclosing container matched on L
 ///   (only a paragraph's continuation lines are lazy, and they open no block): a block quote by
 ///   its `>`, a list item by its marker (opened on L: `-`, `+` or `*`, or 1–9 digits and `.`
-///   or `)`, then a space, a tab or the line's end) or by indentation of at least its content
-///   column, which is at least 2 columns deeper per nested list. All of these bytes are in the
-///   [`container_prefix`] of L, and a tab is at most 4 columns, so L's containers (a list
-///   counts twice: list and item) are at most 4 per byte of it.
-/// - **Inline tags.** Each open inline tag has its own opening delimiter in its block's text,
-///   a byte [`inline_openers`] counts; a block with inline content (paragraph, heading, table)
-///   never spans a blank line (spaces and tabs only; line breaks `\n`, `\r\n` or `\r`), so
-///   those bytes lie in the block's run of non-blank lines. Code and HTML blocks, which may
-///   span blank lines, hold no tags.
+///   or `)`, then a space, a tab or the line's end; a new list and its item are two tags) or by
+///   indentation of at least its content column, which is at least 2 columns deeper per nested
+///   list (list and item: two tags per two columns). All of these bytes are in L's
+///   [`container_weight`], which counts a `>`, a space or a digit 1, a bullet 2 and a tab 4 (a
+///   tab is at most 4 columns).
+/// - **Inline tags.** Each open inline tag is inside its block: a block with inline content
+///   (paragraph, heading, table) never spans a blank line (spaces and tabs only; line breaks
+///   `\n`, `\r\n` or `\r`), so the tag's opening delimiter lies in the block's run of non-blank
+///   lines. Emphasis, strong emphasis, strikethrough and images have one each, which
+///   [`inline_openers`] counts. Links are at most two: when a link is made, pulldown-cmark
+///   disables every `[` opener before it (CommonMark: links do not contain links), so one
+///   inline or reference link is open at a time, and an autolink (`<https://…>`) holds only its
+///   text, so it is the innermost tag.
 ///
-/// So in a run of non-blank lines at most `4 × (longest container prefix) + 3 + (inline
+/// So in a run of non-blank lines at most `(largest container weight) + 3 + 2 + (inline
 /// openers in the run)` tags are open; the bound is the largest over the runs, plus 8 to spare.
 pub(crate) fn markdown_nesting_bound(text: &[u8]) -> Option<usize> {
     if memchr::memmem::find(text, b"[^").is_some() {
         return None;
     }
-    const SPARE: usize = 3 + 8;
+    const SPARE: usize = 3 + 2 + 8;
     let n = text.len();
     let mut bound = 0usize;
-    let (mut run_prefix, mut run_inline) = (0usize, 0usize);
+    let (mut run_weight, mut run_inline) = (0usize, 0usize);
     let mut i = 0;
     while i < n {
         // One line: text[i..end], its break after.
         let end = memchr::memchr2(b'\n', b'\r', &text[i..]).map_or(n, |k| i + k);
         let line = &text[i..end];
         if line.iter().all(|&b| b == b' ' || b == b'\t') {
-            bound = bound.max(4 * run_prefix + run_inline + SPARE);
-            (run_prefix, run_inline) = (0, 0);
+            bound = bound.max(run_weight + run_inline + SPARE);
+            (run_weight, run_inline) = (0, 0);
         } else {
-            run_prefix = run_prefix.max(container_prefix(line));
+            run_weight = run_weight.max(container_weight(line));
             run_inline += inline_openers(line);
         }
         i = end;
@@ -91,25 +95,27 @@ pub(crate) fn markdown_nesting_bound(text: &[u8]) -> Option<usize> {
             };
         }
     }
-    Some(bound.max(4 * run_prefix + run_inline + SPARE))
+    Some(bound.max(run_weight + run_inline + SPARE))
 }
 
-/// The length of the longest start of `line` made of spaces, tabs, `>` and list markers (`-`,
+/// The weight of the longest start of `line` made of spaces, tabs, `>` and list markers (`-`,
 /// `+`, `*`, or 1–9 digits and `.` or `)`, each followed by a space, a tab or the line's end):
-/// at least the bytes by which a line matches or opens its containers.
-fn container_prefix(line: &[u8]) -> usize {
+/// at least the number of containers by which a line matches or opens its containers. A tab
+/// weighs 4, a bullet 2, any other byte 1.
+fn container_weight(line: &[u8]) -> usize {
     let n = line.len();
     let space_after = |j: usize| j >= n || line[j] == b' ' || line[j] == b'\t';
-    let mut i = 0;
+    let (mut i, mut weight) = (0, 0);
     while i < n {
         match line[i] {
-            b' ' | b'\t' | b'>' => i += 1,
-            b'-' | b'+' | b'*' if space_after(i + 1) => i += 1,
+            b'\t' => (i, weight) = (i + 1, weight + 4),
+            b' ' | b'>' => (i, weight) = (i + 1, weight + 1),
+            b'-' | b'+' | b'*' if space_after(i + 1) => (i, weight) = (i + 1, weight + 2),
             b'0'..=b'9' => {
                 let digits = line[i..].iter().take(9).take_while(|b| b.is_ascii_digit());
                 let j = i + digits.count();
                 if j < n && matches!(line[j], b'.' | b')') && space_after(j + 1) {
-                    i = j + 1;
+                    (i, weight) = (j + 1, weight + j + 1 - i);
                 } else {
                     break;
                 }
@@ -117,28 +123,24 @@ fn container_prefix(line: &[u8]) -> usize {
             _ => break,
         }
     }
-    i
+    weight
 }
 
-/// At least the number of inline tags `line` may open (pulldown-cmark 0.13's delimiter rules):
-/// every `[` (links, images), `~` (strikethrough) and `^`; every `*` and `_` except one followed
-/// by a space, a tab or the line's end (its run cannot open) and a `_` between two ASCII
-/// letters or digits (intraword: cannot open); every `<` that reaches a `>` before a space, a
-/// control char or another `<` (only those can be autolinks).
+/// At least the number of inline tags other than links `line` may open (pulldown-cmark 0.13's
+/// delimiter rules): every `![` (images), `~` (strikethrough) and `^`; every `*` and `_` except
+/// one followed by a space, a tab or the line's end (its run cannot open) and a `_` between two
+/// ASCII letters or digits (intraword: cannot open).
 fn inline_openers(line: &[u8]) -> usize {
     let n = line.len();
     let alnum = |j: Option<usize>| j.is_some_and(|j| j < n && line[j].is_ascii_alphanumeric());
     let mut count = 0;
-    for k in memchr::memchr3_iter(b'*', b'_', b'~', line)
-        .chain(memchr::memchr3_iter(b'[', b'^', b'<', line))
+    for k in
+        memchr::memchr3_iter(b'*', b'_', b'~', line).chain(memchr::memchr2_iter(b'[', b'^', line))
     {
         count += usize::from(match line[k] {
             b'*' | b'_' if k + 1 >= n || matches!(line[k + 1], b' ' | b'\t') => false,
             b'_' => !(alnum(k.checked_sub(1)) && alnum(Some(k + 1))),
-            b'<' => line[k + 1..]
-                .iter()
-                .find(|&&b| b <= b' ' || b == b'<' || b == b'>' || b == 0x7F)
-                .is_some_and(|&b| b == b'>'),
+            b'[' => k > 0 && line[k - 1] == b'!',
             _ => true,
         });
     }
@@ -151,21 +153,30 @@ mod tests {
 
     #[test]
     fn bounds() {
-        assert_eq!(markdown_nesting_bound(b""), Some(11));
-        assert_eq!(markdown_nesting_bound(b"# Titel\n\nTekst."), Some(11));
-        // `- - *x*`: 4 prefix bytes, 1 opener (the closing `*` ends the line).
-        assert_eq!(markdown_nesting_bound(b"- - *x*\n"), Some(4 * 4 + 1 + 11));
-        assert_eq!(container_prefix(b"---------"), 0);
-        assert_eq!(container_prefix(b"> 1. - \t12) x"), 12);
-        assert_eq!(container_prefix(b"1234567890. x"), 0);
-        assert_eq!(container_prefix(b"-"), 1);
-        assert_eq!(inline_openers(b"a_b _c_ a * b *d* [e](f) ~g~ ^"), 6);
-        assert_eq!(inline_openers(b"<https://x.nl> <a href> a < b <x"), 1);
+        assert_eq!(markdown_nesting_bound(b""), Some(13));
+        assert_eq!(markdown_nesting_bound(b"# Titel\n\nTekst."), Some(13));
+        // `- - *x*`: two bullets and two spaces weigh 6, 1 opener (the closing `*` ends the line).
+        assert_eq!(markdown_nesting_bound(b"- - *x*\n"), Some(6 + 1 + 13));
+        assert_eq!(container_weight(b"---------"), 0);
+        assert_eq!(container_weight(b"> 1. - \t12) x"), 16);
+        assert_eq!(container_weight(b"1234567890. x"), 0);
+        assert_eq!(container_weight(b"-"), 2);
+        assert_eq!(container_weight(b"        code"), 8);
+        assert_eq!(inline_openers(b"a_b _c_ a * b *d* [e](f) ~g~ ^"), 5);
+        assert_eq!(
+            inline_openers(b"<https://x.nl> <a href> a < b <x ![a](b) [c]"),
+            1
+        );
         // Runs are cut at blank lines, `\r\n` and `\r` included; `\r\n` is not a blank line.
         assert_eq!(
             markdown_nesting_bound(b"*a*\r\n*b*\r\n\r\n*c*\r*d*\r \r"),
-            Some(2 + 11)
+            Some(2 + 13)
         );
+        // A table of contents: hundreds of links in one run of lines, each closed on its line.
+        let toc =
+            "  * [`pathlib` \u{2014} Paden](pathlib.html)\n    * [Gebruik](pathlib.html#gebruik)\n"
+                .repeat(300);
+        assert_eq!(markdown_nesting_bound(toc.as_bytes()), Some(7 + 13));
         assert_eq!(markdown_nesting_bound(b"Zie[^1].\n\n[^1]: noot\n"), None);
         let deep = ">".repeat(300) + " x\n";
         assert!(!source_text_suffices("markdown", &deep, 256));
