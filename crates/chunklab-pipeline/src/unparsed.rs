@@ -187,3 +187,117 @@ mod tests {
         assert!(!source_text_suffices("html", "<p>x</p>", 256));
     }
 }
+
+/// The bound against pulldown-cmark itself: on generated Markdown dense in containers, links,
+/// images and delimiters, the tags it holds open at once never exceed the bound less its spare.
+#[cfg(test)]
+mod against_the_parser {
+    use super::markdown_nesting_bound;
+    use proptest::prelude::*;
+    use pulldown_cmark::{Event, Options, Parser};
+
+    /// The most tags open at once, with the options `chunklab_parse::markdown` turns on.
+    fn deepest(text: &str) -> usize {
+        let options = Options::ENABLE_TABLES
+            | Options::ENABLE_FOOTNOTES
+            | Options::ENABLE_STRIKETHROUGH
+            | Options::ENABLE_TASKLISTS
+            | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+        let (mut open, mut deepest) = (0usize, 0usize);
+        for event in Parser::new_ext(text, options) {
+            match event {
+                Event::Start(_) => {
+                    open += 1;
+                    deepest = deepest.max(open);
+                }
+                Event::End(_) => open -= 1,
+                _ => {}
+            }
+        }
+        deepest
+    }
+
+    /// Markdown pieces: containers, indentation, links, images, autolinks, delimiters, code,
+    /// tables, headings, HTML and line breaks.
+    fn markdownish() -> impl Strategy<Value = String> {
+        let pieces = prop::sample::select(vec![
+            "> ",
+            ">",
+            "- ",
+            "* ",
+            "+ ",
+            "1. ",
+            "2) ",
+            "-",
+            " ",
+            "  ",
+            "    ",
+            "\t",
+            "\n",
+            "\n",
+            "\n\n",
+            "\r\n",
+            "[",
+            "]",
+            "](u)",
+            "][r]",
+            "[r]: /u\n",
+            "![",
+            "<https://a.nl>",
+            "<a@b.nl>",
+            "<b>",
+            "*",
+            "**",
+            "_",
+            "__",
+            "~",
+            "~~",
+            "^",
+            "`",
+            "```\n",
+            "|",
+            "| a | b |\n",
+            "|---|---|\n",
+            "# ",
+            "===\n",
+            "---\n",
+            "***\n",
+            "\\",
+            "x",
+            "woord ",
+            "a_b",
+            "(",
+            ")",
+            "[ ] ",
+            "<!-- c -->",
+            "<div>\n",
+            "&amp;",
+            "1",
+        ]);
+        prop::collection::vec(pieces, 0..120).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        #[test]
+        fn the_parser_never_nests_deeper_than_the_bound(text in markdownish()) {
+            if let Some(bound) = markdown_nesting_bound(text.as_bytes()) {
+                let deepest = deepest(&text);
+                prop_assert!(deepest + 8 <= bound, "{deepest} tags open, bound {bound}: {text:?}");
+            }
+        }
+
+        #[test]
+        fn nested_links_images_and_lists_stay_under_the_bound(
+            n in 1usize..40,
+            open in prop::sample::select(vec!["[", "![", "**", "_", "- ", "> ", "1. ", "  - "]),
+            close in prop::sample::select(vec!["](u)", "]", "**", "_", "", "\n"]),
+        ) {
+            let text = format!("{}x{}\n", open.repeat(n), close.repeat(n));
+            if let Some(bound) = markdown_nesting_bound(text.as_bytes()) {
+                let deepest = deepest(&text);
+                prop_assert!(deepest + 8 <= bound, "{deepest} tags open, bound {bound}: {text:?}");
+            }
+        }
+    }
+}
