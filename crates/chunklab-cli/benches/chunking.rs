@@ -1,15 +1,24 @@
 //! `cargo bench -p chunklab`: throughput of the main strategies on real text (the LangChain golden
 //! inputs from ../shared when present, else the bundled samples), one thread except for the
 //! `langchain` cases, whose pieces are found and merged on all cores (`RAYON_NUM_THREADS=1`
-//! for one). Side-by-side
+//! for one); Markdown parsing with heading-aware chunking; chunk ids; and the CLI's output
+//! formats rendering those chunks (`-- render`). Side-by-side
 //! comparisons with the Python peers live in bench/peers.sh and docs/PERFORMANCE.md.
+
+// The CLI's output formats are not a library: the bench compiles its two files as modules.
+#[allow(dead_code)]
+#[path = "../src/json.rs"]
+mod json;
+#[allow(dead_code)]
+#[path = "../src/output.rs"]
+mod output;
 
 use chunklab_core::chunk::{chunk_id, chunk_ids, IdInput};
 use chunklab_core::config::Compat;
 use chunklab_core::strategies::build;
 use chunklab_core::text::floor_char_boundary;
 use chunklab_core::ChunkConfig;
-use chunklab_core::{CharSizer, Sizer};
+use chunklab_core::{chunk_document, CharSizer, Document, Sizer};
 use chunklab_parse::markdown::parse_markdown;
 use chunklab_parse::Limits;
 use chunklab_tokenizers::Tiktoken;
@@ -157,6 +166,44 @@ fn bench(c: &mut Criterion) {
         g.bench_function("side_by_side", |b| b.iter(|| chunk_ids(&items).len()));
         g.finish();
     }
+
+    // Output: the chunks of the 2 MB text (recursive, LangChain's 2000/200) rendered in each
+    // format on one thread, as `chunklab chunk --format F` renders them (every field, the text
+    // escaped); throughput in bytes of chunk text.
+    let recursive = build(
+        &langchain(opts("recursive", 2000, 200)),
+        Arc::new(CharSizer),
+        None,
+    )
+    .unwrap();
+    let chunks = chunk_document(
+        &Document::new("docs/handboek.md", "bench", &text),
+        recursive.as_ref(),
+    )
+    .expect("chunks");
+    let mut g = c.benchmark_group("render");
+    g.throughput(Throughput::Bytes(
+        chunks.iter().map(|c| c.text.len() as u64).sum(),
+    ));
+    g.sample_size(10);
+    for format in [
+        output::Format::Jsonl,
+        output::Format::Langchain,
+        output::Format::Llamaindex,
+    ] {
+        let writer = output::ChunkWriter::new(format, "chars");
+        let mut buf = Vec::new();
+        g.bench_function(format!("{format:?}").to_lowercase(), |b| {
+            b.iter(|| {
+                buf.clear();
+                writer
+                    .render_range(&chunks, None, 0..chunks.len(), &mut buf)
+                    .expect("render");
+                buf.len()
+            })
+        });
+    }
+    g.finish();
 }
 
 /// The repository's own Markdown (README, ARCHITECTURE and docs/*.md: real headings, lists,
