@@ -18,8 +18,13 @@ pub fn keep_tokenizer_json(py: Python<'_>, json: &str) -> PyResult<String> {
     }
     let dir = chunklab_embed::fetch::home_dir().join("tokenizers");
     let path = dir.join(format!("{}.json", blake3::hash(json.as_bytes()).to_hex()));
-    py.detach(|| write_once(&dir, &path, json))
-        .map_err(|e| read_error(e.context(format!("{}: cannot write", path.display()))))?;
+    py.detach(|| write_once(&dir, &path, json)).map_err(|e| {
+        read_error(e.context(format!(
+            "{}: cannot write (the tokenizer is kept under CHUNKLAB_HOME/tokenizers to be \
+                 counted in Rust: set CHUNKLAB_HOME to a writable directory)",
+            path.display()
+        )))
+    })?;
     Ok(path.to_string_lossy().into_owned())
 }
 

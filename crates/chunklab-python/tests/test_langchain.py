@@ -200,3 +200,8 @@ def test_from_huggingface_tokenizer_counts_with_the_same_tokenizer(tmp_path, mon
     assert raw.split_text(text) == own.split_text(text)
     with pytest.raises(chunklab.ConfigError, match="^tokenizer: object has no tokenizer.json"):
         ChunklabTextSplitter.from_huggingface_tokenizer(object(), chunk_size=30)
+    # A home where nothing can be written: the error names the file and what to set.
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("CHUNKLAB_HOME", str(tmp_path / "file" / "home"))
+    with pytest.raises(OSError, match="cannot write .*set CHUNKLAB_HOME to a writable directory"):
+        ChunklabTextSplitter.from_huggingface_tokenizer(fast, chunk_size=30)
