@@ -117,7 +117,9 @@ pub fn parser_with_ocr(name: &str, ocr: &crate::ocr::OcrOptions) -> Option<Box<d
 /// PDF (`%PDF-` within the first 1024 bytes, as readers accept it) and zip containers that are
 /// OpenDocument text (`mimetype` entry first) or Word (`word/` entries).
 fn sniff_binary(head: &[u8]) -> Option<&'static str> {
-    if find(&head[..head.len().min(1024)], b"%PDF-").is_some() {
+    static PDF: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"%PDF-"));
+    if PDF.find(&head[..head.len().min(1024)]).is_some() {
         return Some("pdf");
     }
     if crate::ocr::raster::sniff(head).is_some() {
@@ -147,19 +149,10 @@ fn looks_like_html(head: &[u8]) -> bool {
     lead.starts_with(b"<!doctype html") || lead.starts_with(b"<html")
 }
 
-/// The first position of `needle` in `hay` (runs on every string `chunklab.chunk` sniffs:
-/// candidates are found by the needle's first byte rather than comparing every window).
+/// The first position of `needle` (not empty) in `hay`: every file `chunklab chunk` reads is
+/// sniffed, so the search is memchr's (vectorized) rather than a byte loop.
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    let (&first, rest) = needle.split_first()?;
-    let mut from = 0;
-    while let Some(i) = hay.get(from..)?.iter().position(|&b| b == first) {
-        let at = from + i;
-        if hay.get(at + 1..at + needle.len()) == Some(rest) {
-            return Some(at);
-        }
-        from = at + 1;
-    }
-    None
+    memchr::memmem::find(hay, needle)
 }
 
 #[cfg(test)]
@@ -169,12 +162,8 @@ mod tests {
     #[test]
     fn find_is_the_first_window_that_matches() {
         let hay = b"xx%PD%PDF-1.7 %PDF-";
-        for needle in [&b"%PDF-"[..], b"%", b"x", b"-", b"%PDF-1.8", b"", b"zz"] {
-            let naive = if needle.is_empty() {
-                None
-            } else {
-                hay.windows(needle.len()).position(|w| w == needle)
-            };
+        for needle in [&b"%PDF-"[..], b"%", b"x", b"-", b"%PDF-1.8", b"zz"] {
+            let naive = hay.windows(needle.len()).position(|w| w == needle);
             assert_eq!(find(hay, needle), naive, "{needle:?}");
         }
         assert_eq!(find(b"", b"%PDF-"), None);
