@@ -62,7 +62,12 @@ impl Input {
     pub fn source(&self) -> String {
         match self {
             Input::Stdin => "-".to_string(),
-            Input::File { path, .. } | Input::Unreadable { path, .. } => path.display().to_string(),
+            // A UTF-8 path as it is (what `display` writes for it, without the formatter: this
+            // runs a few times per file); another one with its invalid bytes replaced.
+            Input::File { path, .. } | Input::Unreadable { path, .. } => match path.to_str() {
+                Some(path) => path.to_owned(),
+                None => path.display().to_string(),
+            },
         }
     }
 }
