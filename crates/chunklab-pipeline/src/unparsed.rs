@@ -69,34 +69,57 @@ pub(crate) fn markdown_nesting_bound(text: &[u8]) -> Option<usize> {
     if memchr::memmem::find(text, b"[^").is_some() {
         return None;
     }
-    const SPARE: usize = 3 + 2 + 8;
+    // Lines are found by one search for line breaks over the whole text, the bytes that may open
+    // an inline tag by two more (whether one counts depends on its neighbours only: see
+    // [`opens`]), each counted in the run that holds it when the run ends: a search started
+    // for every line (or every byte looked at) was most of this scan's time.
     let n = text.len();
-    let mut bound = 0usize;
-    let (mut run_weight, mut run_inline) = (0usize, 0usize);
-    let mut i = 0;
-    while i < n {
-        // One line: text[i..end], its break after.
-        let end = memchr::memchr2(b'\n', b'\r', &text[i..]).map_or(n, |k| i + k);
-        let line = &text[i..end];
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
-            bound = bound.max(run_weight + run_inline + SPARE);
-            (run_weight, run_inline) = (0, 0);
-        } else {
-            run_weight = run_weight.max(container_weight(line));
-            run_inline += inline_openers(line);
+    let mut delimiters = memchr::memchr3_iter(b'*', b'_', b'~', text).peekable();
+    let mut brackets = memchr::memchr2_iter(b'[', b'^', text).peekable();
+    let mut openers_before = |end: usize| {
+        let mut count = 0;
+        while let Some(k) = delimiters.next_if(|&k| k < end) {
+            count += usize::from(opens(text, k));
         }
-        i = end;
-        if i < n {
-            // `\r\n` is one break.
-            i += if text[i] == b'\r' && text.get(i + 1) == Some(&b'\n') {
+        while let Some(k) = brackets.next_if(|&k| k < end) {
+            count += usize::from(opens(text, k));
+        }
+        count
+    };
+    let mut bound = 0usize;
+    let mut run_weight = 0usize;
+    let mut start = 0;
+    let mut line = |start: usize, end: usize, bound: &mut usize, run_weight: &mut usize| {
+        let line = &text[start..end];
+        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+            // A blank line ends the run: its openers are all before `start`.
+            *bound = (*bound).max(*run_weight + openers_before(start) + SPARE);
+            *run_weight = 0;
+        } else {
+            *run_weight = (*run_weight).max(container_weight(line));
+        }
+    };
+    for brk in memchr::memchr2_iter(b'\n', b'\r', text) {
+        if brk < start {
+            continue; // the `\n` of a `\r\n`, one break
+        }
+        line(start, brk, &mut bound, &mut run_weight);
+        start = brk
+            + if text[brk] == b'\r' && text.get(brk + 1) == Some(&b'\n') {
                 2
             } else {
                 1
             };
-        }
     }
-    Some(bound.max(run_weight + run_inline + SPARE))
+    if start < n {
+        line(start, n, &mut bound, &mut run_weight);
+    }
+    Some(bound.max(run_weight + openers_before(n) + SPARE))
 }
+
+/// Tags every Markdown text may hold open besides its containers and inline openers: a leaf
+/// block (a table's three levels), two links, and 8 to spare.
+const SPARE: usize = 3 + 2 + 8;
 
 /// The weight of the longest start of `line` made of spaces, tabs, `>` and list markers (`-`,
 /// `+`, `*`, or 1–9 digits and `.` or `)`, each followed by a space, a tab or the line's end):
@@ -126,30 +149,69 @@ fn container_weight(line: &[u8]) -> usize {
     weight
 }
 
-/// At least the number of inline tags other than links `line` may open (pulldown-cmark 0.13's
-/// delimiter rules): every `![` (images), `~` (strikethrough) and `^`; every `*` and `_` except
-/// one followed by a space, a tab or the line's end (its run cannot open) and a `_` between two
-/// ASCII letters or digits (intraword: cannot open).
-fn inline_openers(line: &[u8]) -> usize {
-    let n = line.len();
-    let alnum = |j: Option<usize>| j.is_some_and(|j| j < n && line[j].is_ascii_alphanumeric());
-    let mut count = 0;
-    for k in
-        memchr::memchr3_iter(b'*', b'_', b'~', line).chain(memchr::memchr2_iter(b'[', b'^', line))
-    {
-        count += usize::from(match line[k] {
-            b'*' | b'_' if k + 1 >= n || matches!(line[k + 1], b' ' | b'\t') => false,
-            b'_' => !(alnum(k.checked_sub(1)) && alnum(Some(k + 1))),
-            b'[' => k > 0 && line[k - 1] == b'!',
-            _ => true,
-        });
+/// Whether the byte at `k` of `text` (a `*`, `_`, `~`, `[` or `^`) may open an inline tag other
+/// than a link (pulldown-cmark 0.13's delimiter rules): every `[` after a `!` (an image), `~`
+/// (strikethrough) and `^`; every `*` and `_` except one followed by a space, a tab, a line break
+/// or the end (its run cannot open) and a `_` between two ASCII letters or digits (intraword:
+/// cannot open). Only neighbours are read, and a line break is neither `!` nor a letter, so a
+/// byte counts the same in its line as in the whole text.
+fn opens(text: &[u8], k: usize) -> bool {
+    let next = text.get(k + 1).copied();
+    match text[k] {
+        b'*' | b'_' if matches!(next, None | Some(b' ' | b'\t' | b'\n' | b'\r')) => false,
+        b'_' => {
+            !(k > 0
+                && text[k - 1].is_ascii_alphanumeric()
+                && next.is_some_and(|b| b.is_ascii_alphanumeric()))
+        }
+        b'[' => k > 0 && text[k - 1] == b'!',
+        _ => true,
     }
-    count
+}
+
+/// The openers of one line ([`opens`]), for the tests.
+#[cfg(test)]
+fn inline_openers(line: &[u8]) -> usize {
+    memchr::memchr3_iter(b'*', b'_', b'~', line)
+        .chain(memchr::memchr2_iter(b'[', b'^', line))
+        .filter(|&k| opens(line, k))
+        .count()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bound as first written: line by line, each line's openers counted on their own.
+    pub(super) fn bound_by_lines(text: &[u8]) -> Option<usize> {
+        if memchr::memmem::find(text, b"[^").is_some() {
+            return None;
+        }
+        let n = text.len();
+        let mut bound = 0usize;
+        let (mut run_weight, mut run_inline) = (0usize, 0usize);
+        let mut i = 0;
+        while i < n {
+            let end = memchr::memchr2(b'\n', b'\r', &text[i..]).map_or(n, |k| i + k);
+            let line = &text[i..end];
+            if line.iter().all(|&b| b == b' ' || b == b'\t') {
+                bound = bound.max(run_weight + run_inline + SPARE);
+                (run_weight, run_inline) = (0, 0);
+            } else {
+                run_weight = run_weight.max(container_weight(line));
+                run_inline += inline_openers(line);
+            }
+            i = end;
+            if i < n {
+                i += if text[i] == b'\r' && text.get(i + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+            }
+        }
+        Some(bound.max(run_weight + run_inline + SPARE))
+    }
 
     #[test]
     fn bounds() {
@@ -237,6 +299,8 @@ mod against_the_parser {
             "\n",
             "\n\n",
             "\r\n",
+            "\r",
+            " \t \n",
             "[",
             "]",
             "](u)",
@@ -281,7 +345,10 @@ mod against_the_parser {
         #![proptest_config(ProptestConfig::with_cases(4000))]
         #[test]
         fn the_parser_never_nests_deeper_than_the_bound(text in markdownish()) {
-            if let Some(bound) = markdown_nesting_bound(text.as_bytes()) {
+            // The whole-text scan gives what the line-by-line one did.
+            let bound = markdown_nesting_bound(text.as_bytes());
+            prop_assert_eq!(bound, super::tests::bound_by_lines(text.as_bytes()), "{:?}", text);
+            if let Some(bound) = bound {
                 let deepest = deepest(&text);
                 prop_assert!(deepest + 8 <= bound, "{deepest} tags open, bound {bound}: {text:?}");
             }
