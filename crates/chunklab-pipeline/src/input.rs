@@ -262,6 +262,29 @@ fn error_path(e: &ignore::Error) -> Option<PathBuf> {
 /// # }
 /// ```
 pub fn lossless_id(rel: &Path) -> String {
+    // Most paths are UTF-8 with plain components: then they are their own id (this runs once
+    // per file, and taking a path apart component by component costs more than chunking a
+    // small file's ids).
+    if let Some(s) = rel.to_str().filter(|s| is_plain_relative(s)) {
+        return s.to_owned();
+    }
+    lossless_id_by_components(rel)
+}
+
+/// Whether `path` is relative, has no `\\`, and its components, joined by `/`, are itself: no
+/// empty component (`a//b`, a trailing `/`) and no `.` after the first.
+fn is_plain_relative(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with('/')
+        && !path.ends_with('/')
+        && !path.ends_with("/.")
+        && !path.contains('\\')
+        && !path.contains("//")
+        && !path.contains("/./")
+}
+
+/// [`lossless_id`] of any path: its components, each escaped.
+fn lossless_id_by_components(rel: &Path) -> String {
     let mut out = String::new();
     for (i, part) in rel.components().enumerate() {
         if i > 0 {
@@ -269,6 +292,7 @@ pub fn lossless_id(rel: &Path) -> String {
         }
         let os = part.as_os_str();
         match os.to_str() {
+            Some(s) if !s.contains('\\') => out.push_str(s),
             Some(s) => out.push_str(&s.replace('\\', "\\\\")),
             None => escape_bytes(os, &mut out),
         }
@@ -733,7 +757,28 @@ fn decode_owned(name: &str, bytes: Vec<u8>, dec: &Decoding) -> Result<String, Sk
 
 #[cfg(test)]
 mod tests {
-    use super::{check_utf8, collect, Filters, Input, Walk};
+    use super::{
+        check_utf8, collect, lossless_id, lossless_id_by_components, Filters, Input, Walk,
+    };
+    use proptest::prelude::*;
+    use std::path::Path;
+
+    proptest! {
+        /// A plain path is its own id exactly when taking it apart would give it back.
+        #[test]
+        fn plain_paths_are_their_own_ids(
+            parts in prop::collection::vec(
+                prop::sample::select(vec!["a", "b.md", ".", "..", "", "x\\y", "é", " "]),
+                1..6,
+            ),
+            lead in prop::sample::select(vec!["", "/", "./"]),
+            trail in prop::sample::select(vec!["", "/", "/."]),
+        ) {
+            let path = format!("{lead}{}{trail}", parts.join("/"));
+            let path = Path::new(&path);
+            prop_assert_eq!(lossless_id(path), lossless_id_by_components(path), "{:?}", path);
+        }
+    }
 
     /// A walk gives what `collect` gives, in order, and stops where `each` says so.
     #[test]
