@@ -141,19 +141,23 @@ unsafe fn escaped_avx2(buf: &mut Vec<u8>, b: &[u8]) {
         let p = mask.trailing_zeros() as usize;
         (i, out) = (i + p, out + p);
         let e = escape_of(b[i]);
-        // SAFETY: at most six bytes at `out`, in capacity (above).
-        unsafe { std::ptr::copy_nonoverlapping(e.0.as_ptr(), dst.add(out), e.1) };
+        // All six bytes, whatever the escape's length (one fixed-size store rather than a
+        // `memcpy` call); those past it are overwritten next or lie past the length.
+        // SAFETY: six bytes at `out`, in capacity (above).
+        unsafe { std::ptr::copy_nonoverlapping(e.0.as_ptr(), dst.add(out), 6) };
         (i, out) = (i + 1, out + e.1);
     }
     for &byte in &b[i..] {
-        let e = if ESCAPE[byte as usize] == 0 {
-            ([byte, 0, 0, 0, 0, 0], 1)
+        if ESCAPE[byte as usize] == 0 {
+            // SAFETY: as above.
+            unsafe { dst.add(out).write(byte) };
+            out += 1;
         } else {
-            escape_of(byte)
-        };
-        // SAFETY: as above.
-        unsafe { std::ptr::copy_nonoverlapping(e.0.as_ptr(), dst.add(out), e.1) };
-        out += e.1;
+            let e = escape_of(byte);
+            // SAFETY: as above.
+            unsafe { std::ptr::copy_nonoverlapping(e.0.as_ptr(), dst.add(out), 6) };
+            out += e.1;
+        }
     }
     // SAFETY: `buf[..out]` is initialized: the old contents, then every byte written above.
     unsafe { buf.set_len(out) };
