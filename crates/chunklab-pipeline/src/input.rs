@@ -521,7 +521,7 @@ pub fn decode(name: &str, raw: Raw, dec: &Decoding) -> Result<Text, Skip> {
                 } else {
                     0
                 };
-                return match String::from_utf8(bytes) {
+                return match string_from_utf8(bytes) {
                     Ok(mut s) => {
                         s.drain(..bom);
                         Ok(Text::Owned(s))
@@ -542,9 +542,7 @@ pub fn check_utf8(bytes: &[u8]) -> Result<(), usize> {
     const PART: usize = 1 << 20;
     let threads = rayon::current_num_threads();
     if threads < 2 || bytes.len() < 2 * PART {
-        return std::str::from_utf8(bytes)
-            .map(|_| ())
-            .map_err(|e| e.valid_up_to());
+        return utf8_valid(bytes);
     }
     let parts = threads.min(bytes.len() / PART);
     let mut cuts = vec![0];
@@ -560,16 +558,33 @@ pub fn check_utf8(bytes: &[u8]) -> Result<(), usize> {
     cuts.push(bytes.len());
     let errors: Vec<Option<usize>> = cuts
         .par_windows(2)
-        .map(|w| {
-            std::str::from_utf8(&bytes[w[0]..w[1]])
-                .err()
-                .map(|e| w[0] + e.valid_up_to())
-        })
+        .map(|w| utf8_valid(&bytes[w[0]..w[1]]).err().map(|at| w[0] + at))
         .collect();
     match errors.into_iter().flatten().next() {
         None => Ok(()),
         Some(at) => Err(at),
     }
+}
+
+/// Whether `bytes` are UTF-8 (`Err`: std's `valid_up_to`), checked with SIMD (simdutf8), the
+/// error position from std.
+fn utf8_valid(bytes: &[u8]) -> Result<(), usize> {
+    if simdutf8::basic::from_utf8(bytes).is_ok() {
+        return Ok(());
+    }
+    std::str::from_utf8(bytes)
+        .map(|_| ())
+        .map_err(|e| e.valid_up_to())
+}
+
+/// [`String::from_utf8`], the check done with SIMD (simdutf8): every byte of every text file
+/// goes through it.
+fn string_from_utf8(bytes: Vec<u8>) -> Result<String, std::string::FromUtf8Error> {
+    if simdutf8::basic::from_utf8(&bytes).is_ok() {
+        // SAFETY: simdutf8 has just checked that every byte is UTF-8.
+        return Ok(unsafe { String::from_utf8_unchecked(bytes) });
+    }
+    String::from_utf8(bytes)
 }
 
 /// Skips `head`'s input as binary when it has a NUL byte; UTF-16 (a byte order mark) is an error
@@ -745,7 +760,7 @@ fn decode_owned(name: &str, bytes: Vec<u8>, dec: &Decoding) -> Result<String, Sk
     } else {
         0
     };
-    match String::from_utf8(bytes) {
+    match string_from_utf8(bytes) {
         Ok(mut s) => {
             s.drain(..bom);
             Ok(s)
@@ -764,6 +779,25 @@ mod tests {
     use std::path::Path;
 
     proptest! {
+        /// The SIMD checks judge as std does, the position of the first error included.
+        #[test]
+        fn utf8_checks_are_std_s(
+            text in "[a-zé€😀\\n ]{0,200}",
+            bad in prop::collection::vec((any::<usize>(), any::<u8>()), 0..3),
+        ) {
+            let mut bytes = text.into_bytes();
+            for (at, byte) in bad {
+                if !bytes.is_empty() {
+                    let at = at % bytes.len();
+                    bytes[at] = byte;
+                }
+            }
+            let std = std::str::from_utf8(&bytes).map(|_| ()).map_err(|e| e.valid_up_to());
+            prop_assert_eq!(super::utf8_valid(&bytes), std);
+            let ours = super::string_from_utf8(bytes.clone()).map_err(|e| e.utf8_error());
+            prop_assert_eq!(ours, String::from_utf8(bytes).map_err(|e| e.utf8_error()));
+        }
+
         /// A plain path is its own id exactly when taking it apart would give it back.
         #[test]
         fn plain_paths_are_their_own_ids(
