@@ -305,10 +305,18 @@ mod tests {
 
     #[test]
     fn numbers_print_as_serde_json() {
-        for n in [0u64, 1, 9, 10, 99, 100, 12345, u32::MAX as u64, u64::MAX] {
-            let mut buf = Vec::new();
+        // Every power of ten and its neighbours, and a spread of others, after other bytes.
+        let powers = (0..20).map(|k| 10u64.pow(k));
+        let near = powers.flat_map(|p| [p - 1, p, p + 1]);
+        let spread = (0..2000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (i % 64));
+        for n in near.chain(spread).chain([u32::MAX as u64, u64::MAX]) {
+            let mut buf = b"x".to_vec();
             uint(&mut buf, n);
-            assert_eq!(buf, serde_json::to_string(&n).unwrap().as_bytes());
+            assert_eq!(
+                buf[1..],
+                *serde_json::to_string(&n).unwrap().as_bytes(),
+                "{n}"
+            );
         }
         let mut buf = Vec::new();
         float(&mut buf, 87.5);
