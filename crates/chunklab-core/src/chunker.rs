@@ -295,12 +295,25 @@ impl<'a> ChunkMaker<'a> {
         chunker: &dyn Chunker,
         total: usize,
     ) -> Self {
+        Self::with_config(doc_id, source, text, chunker, total, chunker.config())
+    }
+
+    /// [`ChunkMaker::new`] with the chunker's `config` already formatted (documents chunked
+    /// together share one).
+    fn with_config(
+        doc_id: &'a str,
+        source: &'a str,
+        text: &'a str,
+        chunker: &dyn Chunker,
+        total: usize,
+        config: String,
+    ) -> Self {
         ChunkMaker {
             fields: Fields {
                 doc_id,
                 source,
                 text,
-                config: chunker.config(),
+                config,
                 strategy: chunker.strategy(),
                 total,
                 own_lines: false,
@@ -665,7 +678,14 @@ pub fn chunk_source_texts<'a>(
         .map(|(doc, spans)| {
             let spans = spans?;
             let (s, e) = crate::text::strip_span(doc.text, 0, doc.text.len());
-            let mut maker = ChunkMaker::new(doc.doc_id, doc.source, doc.text, chunker, spans.len());
+            let mut maker = ChunkMaker::with_config(
+                doc.doc_id,
+                doc.source,
+                doc.text,
+                chunker,
+                spans.len(),
+                config.clone(),
+            );
             maker.fields.own_lines = s < e;
             Ok(spans
                 .into_iter()
