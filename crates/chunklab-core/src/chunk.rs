@@ -201,15 +201,14 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
     use blake3::CHUNK_LEN;
     type Cv = [u8; 32];
 
-    fn header(it: &IdInput<'_>) -> Vec<u8> {
-        let mut h = Vec::with_capacity(32 + it.doc_id.len() + it.config.len());
+    /// Appends the hash input's header of `it` to `h`.
+    fn header(h: &mut Vec<u8>, it: &IdInput<'_>) {
         h.extend_from_slice(&(it.doc_id.len() as u64).to_le_bytes());
         h.extend_from_slice(it.doc_id.as_bytes());
         h.extend_from_slice(&(it.start as u64).to_le_bytes());
         h.extend_from_slice(&(it.end as u64).to_le_bytes());
         h.extend_from_slice(&(it.config.len() as u64).to_le_bytes());
         h.extend_from_slice(it.config.as_bytes());
-        h
     }
     /// Bytes `range` of `header ++ text`: borrowed from the text, or copied where they
     /// take in the header.
@@ -241,7 +240,21 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
         1 << (usize::BITS - 1 - (n - 1).leading_zeros())
     }
 
-    let headers: Vec<Vec<u8>> = items.iter().map(header).collect();
+    // Every header in one buffer (one allocation for the batch, not one per chunk).
+    let mut header_bytes = Vec::with_capacity(
+        items
+            .iter()
+            .map(|it| 32 + it.doc_id.len() + it.config.len())
+            .sum(),
+    );
+    let mut header_ends = Vec::with_capacity(items.len());
+    for it in items {
+        header(&mut header_bytes, it);
+        header_ends.push(header_bytes.len());
+    }
+    let headers: Vec<&[u8]> = (0..items.len())
+        .map(|i| &header_bytes[if i == 0 { 0 } else { header_ends[i - 1] }..header_ends[i]])
+        .collect();
     let lens: Vec<usize> = items
         .iter()
         .zip(&headers)
@@ -253,9 +266,16 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
         .map(|&l| l.div_ceil(CHUNK_LEN).saturating_sub(1))
         .max()
         .unwrap_or(0);
+    // Inputs of one chunk have no chunk values before their last.
     let mut cvs: Vec<Vec<Cv>> = lens
         .iter()
-        .map(|&l| Vec::with_capacity(l.div_ceil(CHUNK_LEN)))
+        .map(|&l| {
+            Vec::with_capacity(if l > CHUNK_LEN {
+                l.div_ceil(CHUNK_LEN)
+            } else {
+                0
+            })
+        })
         .collect();
     let platform = blake3::platform::Platform::detect();
     for c in 0..most {
@@ -265,7 +285,7 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
         for (i, it) in items.iter().enumerate() {
             if lens[i] > CHUNK_LEN && lens[i].div_ceil(CHUNK_LEN) - 1 > c {
                 owners.push(i);
-                blocks.push(bytes(&headers[i], it.text.as_bytes(), range.clone()));
+                blocks.push(bytes(headers[i], it.text.as_bytes(), range.clone()));
             }
         }
         let inputs: Vec<&[u8; CHUNK_LEN]> = blocks
@@ -293,7 +313,7 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
         .enumerate()
         .map(|(i, it)| {
             let c = lens[i].div_ceil(CHUNK_LEN).max(1) - 1;
-            let last = bytes(&headers[i], it.text.as_bytes(), c * CHUNK_LEN..lens[i]);
+            let last = bytes(headers[i], it.text.as_bytes(), c * CHUNK_LEN..lens[i]);
             (c as u64, last)
         })
         .collect();
