@@ -200,6 +200,8 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
     use blake3::hazmat::{merge_subtrees_non_root, merge_subtrees_root, Mode};
     use blake3::CHUNK_LEN;
     type Cv = [u8; 32];
+    /// Bytes of a hash input: in the text, or where in the arena ([`bytes`]).
+    type Found<'b> = Result<&'b [u8], std::ops::Range<usize>>;
 
     /// Appends the hash input's header of `it` to `h`.
     fn header(h: &mut Vec<u8>, it: &IdInput<'_>) {
@@ -210,22 +212,32 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
         h.extend_from_slice(&(it.config.len() as u64).to_le_bytes());
         h.extend_from_slice(it.config.as_bytes());
     }
-    /// Bytes `range` of `header ++ text`: borrowed from the text, or copied where they
-    /// take in the header.
+    /// Bytes `range` of `header ++ text`: borrowed from the text (`Ok`), or copied where they
+    /// take in the header to the end of `arena` (`Err`: where), so that a batch's copies share
+    /// one buffer instead of one allocation each.
     fn bytes<'b>(
         header: &[u8],
         text: &'b [u8],
         range: std::ops::Range<usize>,
-    ) -> std::borrow::Cow<'b, [u8]> {
+        arena: &mut Vec<u8>,
+    ) -> Found<'b> {
         let h = header.len();
         if range.start >= h {
-            return std::borrow::Cow::Borrowed(&text[range.start - h..range.end - h]);
+            return Ok(&text[range.start - h..range.end - h]);
         }
-        let mut v = header[range.start..range.end.min(h)].to_vec();
+        let at = arena.len();
+        arena.extend_from_slice(&header[range.start..range.end.min(h)]);
         if range.end > h {
-            v.extend_from_slice(&text[..range.end - h]);
+            arena.extend_from_slice(&text[..range.end - h]);
         }
-        std::borrow::Cow::Owned(v)
+        Err(at..arena.len())
+    }
+    /// The bytes [`bytes`] gave, once `arena` is complete.
+    fn resolve<'b>(found: &Result<&'b [u8], std::ops::Range<usize>>, arena: &'b [u8]) -> &'b [u8] {
+        match found {
+            Ok(text) => text,
+            Err(at) => &arena[at.clone()],
+        }
     }
     /// The chaining value of a subtree of whole chunks' values (left subtree: the largest power
     /// of two of chunks that leaves the right one non-empty).
@@ -278,19 +290,26 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
         })
         .collect();
     let platform = blake3::platform::Platform::detect();
+    let mut arena = Vec::new();
     for c in 0..most {
         let range = c * CHUNK_LEN..(c + 1) * CHUNK_LEN;
         let mut owners = Vec::new();
-        let mut blocks: Vec<std::borrow::Cow<'_, [u8]>> = Vec::new();
+        let mut blocks = Vec::new();
+        arena.clear();
         for (i, it) in items.iter().enumerate() {
             if lens[i] > CHUNK_LEN && lens[i].div_ceil(CHUNK_LEN) - 1 > c {
                 owners.push(i);
-                blocks.push(bytes(headers[i], it.text.as_bytes(), range.clone()));
+                blocks.push(bytes(
+                    headers[i],
+                    it.text.as_bytes(),
+                    range.clone(),
+                    &mut arena,
+                ));
             }
         }
         let inputs: Vec<&[u8; CHUNK_LEN]> = blocks
             .iter()
-            .map(|b| <&[u8; CHUNK_LEN]>::try_from(&b[..]).expect("a whole chunk"))
+            .map(|b| <&[u8; CHUNK_LEN]>::try_from(resolve(b, &arena)).expect("a whole chunk"))
             .collect();
         let mut out = vec![0u8; 32 * inputs.len()];
         platform.hash_many(
@@ -308,14 +327,24 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
         }
     }
     // The last chunk of every input, and the root of the one-chunk inputs.
-    let tails: Vec<(u64, std::borrow::Cow<'_, [u8]>)> = items
+    arena.clear();
+    let found: Vec<(u64, Found<'_>)> = items
         .iter()
         .enumerate()
         .map(|(i, it)| {
             let c = lens[i].div_ceil(CHUNK_LEN).max(1) - 1;
-            let last = bytes(headers[i], it.text.as_bytes(), c * CHUNK_LEN..lens[i]);
+            let last = bytes(
+                headers[i],
+                it.text.as_bytes(),
+                c * CHUNK_LEN..lens[i],
+                &mut arena,
+            );
             (c as u64, last)
         })
+        .collect();
+    let tails: Vec<(u64, &[u8])> = found
+        .iter()
+        .map(|(c, last)| (*c, resolve(last, &arena)))
         .collect();
     let last_cvs = last_chunk_cvs(&platform, &tails);
     items
@@ -364,18 +393,15 @@ const ROOT: u8 = 8;
 /// block after the other; here the blocks before each last block are compressed side by side
 /// with `hash_many` (inputs grouped by counter and number of blocks, since one call takes one
 /// of each), and only the last block of each, shorter or with other flags, on its own.
-fn last_chunk_cvs(
-    platform: &blake3::platform::Platform,
-    tails: &[(u64, std::borrow::Cow<'_, [u8]>)],
-) -> Vec<[u32; 8]> {
+fn last_chunk_cvs(platform: &blake3::platform::Platform, tails: &[(u64, &[u8])]) -> Vec<[u32; 8]> {
     use blake3::BLOCK_LEN;
     // Never empty: every input starts with a header of at least 32 bytes.
     let before_last = |t: &[u8]| (t.len() - 1) / BLOCK_LEN;
     let mut cvs = vec![IV; tails.len()];
     let mut order: Vec<usize> = (0..tails.len())
-        .filter(|&i| before_last(&tails[i].1) > 0)
+        .filter(|&i| before_last(tails[i].1) > 0)
         .collect();
-    let key = |i: usize| (tails[i].0, before_last(&tails[i].1));
+    let key = |i: usize| (tails[i].0, before_last(tails[i].1));
     order.sort_by_key(|&i| key(i));
     let mut out = Vec::new();
     for group in order.chunk_by(|&a, &b| key(a) == key(b)) {
