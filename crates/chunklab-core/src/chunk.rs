@@ -233,7 +233,7 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
         Err(at..arena.len())
     }
     /// The bytes [`bytes`] gave, once `arena` is complete.
-    fn resolve<'b>(found: &Result<&'b [u8], std::ops::Range<usize>>, arena: &'b [u8]) -> &'b [u8] {
+    fn resolve<'b>(found: &Found<'b>, arena: &'b [u8]) -> &'b [u8] {
         match found {
             Ok(text) => text,
             Err(at) => &arena[at.clone()],
@@ -259,13 +259,17 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
             .map(|it| 32 + it.doc_id.len() + it.config.len())
             .sum(),
     );
-    let mut header_ends = Vec::with_capacity(items.len());
-    for it in items {
-        header(&mut header_bytes, it);
-        header_ends.push(header_bytes.len());
-    }
-    let headers: Vec<&[u8]> = (0..items.len())
-        .map(|i| &header_bytes[if i == 0 { 0 } else { header_ends[i - 1] }..header_ends[i]])
+    let header_at: Vec<std::ops::Range<usize>> = items
+        .iter()
+        .map(|it| {
+            let start = header_bytes.len();
+            header(&mut header_bytes, it);
+            start..header_bytes.len()
+        })
+        .collect();
+    let headers: Vec<&[u8]> = header_at
+        .iter()
+        .map(|at| &header_bytes[at.clone()])
         .collect();
     let lens: Vec<usize> = items
         .iter()

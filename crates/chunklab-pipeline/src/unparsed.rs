@@ -57,8 +57,8 @@ pub(crate) fn source_text_suffices(parser: &str, text: &str, max_depth: usize) -
 /// - **Inline tags.** Each open inline tag is inside its block: a block with inline content
 ///   (paragraph, heading, table) never spans a blank line (spaces and tabs only; line breaks
 ///   `\n`, `\r\n` or `\r`), so the tag's opening delimiter lies in the block's run of non-blank
-///   lines. Emphasis, strong emphasis, strikethrough and images have one each, which
-///   [`inline_openers`] counts. Links are at most two: when a link is made, pulldown-cmark
+///   lines. Emphasis, strong emphasis, strikethrough and images have one each, a byte
+///   [`opens`] counts. Links are at most two: when a link is made, pulldown-cmark
 ///   disables every `[` opener before it (CommonMark: links do not contain links), so one
 ///   inline or reference link is open at a time, and an autolink (`<https://…>`) holds only its
 ///   text, so it is the innermost tag.
@@ -86,24 +86,23 @@ pub(crate) fn markdown_nesting_bound(text: &[u8]) -> Option<usize> {
         }
         count
     };
-    let mut bound = 0usize;
-    let mut run_weight = 0usize;
-    let mut start = 0;
-    let mut line = |start: usize, end: usize, bound: &mut usize, run_weight: &mut usize| {
+    let (mut bound, mut run_weight) = (0usize, 0usize);
+    let mut line = |start: usize, end: usize| {
         let line = &text[start..end];
         if line.iter().all(|&b| b == b' ' || b == b'\t') {
             // A blank line ends the run: its openers are all before `start`.
-            *bound = (*bound).max(*run_weight + openers_before(start) + SPARE);
-            *run_weight = 0;
+            bound = bound.max(run_weight + openers_before(start) + SPARE);
+            run_weight = 0;
         } else {
-            *run_weight = (*run_weight).max(container_weight(line));
+            run_weight = run_weight.max(container_weight(line));
         }
     };
+    let mut start = 0;
     for brk in memchr::memchr2_iter(b'\n', b'\r', text) {
         if brk < start {
             continue; // the `\n` of a `\r\n`, one break
         }
-        line(start, brk, &mut bound, &mut run_weight);
+        line(start, brk);
         start = brk
             + if text[brk] == b'\r' && text.get(brk + 1) == Some(&b'\n') {
                 2
@@ -112,7 +111,7 @@ pub(crate) fn markdown_nesting_bound(text: &[u8]) -> Option<usize> {
             };
     }
     if start < n {
-        line(start, n, &mut bound, &mut run_weight);
+        line(start, n);
     }
     Some(bound.max(run_weight + openers_before(n) + SPARE))
 }
