@@ -62,10 +62,8 @@ fn escape_byte(buf: &mut Vec<u8>, byte: u8) {
 pub fn escaped(buf: &mut Vec<u8>, s: &str) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
-        for part in s.as_bytes().chunks(AVX2_PART) {
-            // SAFETY: the CPU has AVX2.
-            unsafe { escaped_avx2(buf, part) };
-        }
+        // SAFETY: the CPU has AVX2.
+        unsafe { escaped_avx2(buf, s.as_bytes()) };
         return;
     }
     escaped_swar(buf, s.as_bytes());
@@ -103,24 +101,32 @@ fn next_escape_swar(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Most bytes [`escaped_avx2`] takes at once (it reserves six output bytes per input byte).
-#[cfg(target_arch = "x86_64")]
-const AVX2_PART: usize = 1 << 16;
-
-/// [`escaped`] of `b` (at most [`AVX2_PART`] bytes), 32 bytes at a time, written straight into
-/// `buf`'s spare capacity: each block of 32 is stored whole, then the output moves on to its
-/// first byte that needs escaping (`"`, `\`, or a control character: its unsigned minimum
-/// with 0x1F is itself), where the escape is written over the rest of the block.
+/// [`escaped`] of `b`, 32 bytes at a time, written straight into `buf`'s spare capacity: each
+/// block of 32 is stored whole, then the output moves on to its first byte that needs escaping
+/// (`"`, `\`, or a control character: its unsigned minimum with 0x1F is itself), where the
+/// escape is written over the rest of the block.
+///
+/// The capacity kept is `out + (b.len() - i) + 32 <= capacity` (the rest of the input copied as
+/// it is, and one block store of slack): a block store and a plain byte advance `out` and `i`
+/// together, and an escape, which advances `out` by up to six, first makes room for six more
+/// (escapes are where the output outgrows the input; only they check the capacity).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn escaped_avx2(buf: &mut Vec<u8>, b: &[u8]) {
     use std::arch::x86_64::*;
-    // Each input byte becomes at most six (`\u00xx`), and a block store may reach 32 bytes
-    // past the output so far: `out <= len + 6 * i` and `i + 32 <= b.len()` keep every store
-    // inside the reserved capacity.
-    buf.reserve(b.len() * 6 + 32);
-    let dst = buf.as_mut_ptr();
+    buf.reserve(b.len() + b.len() / 16 + 64);
+    let mut dst = buf.as_mut_ptr();
     let mut out = buf.len();
+    // Room for the escape of `b[i]` (six bytes) with the invariant kept after it.
+    let room = |buf: &mut Vec<u8>, out: usize, i: usize| -> *mut u8 {
+        let need = out + 6 + (b.len() - i) + 32;
+        if need > buf.capacity() {
+            // SAFETY: `buf[..out]` is initialized (the old contents, then every byte written).
+            unsafe { buf.set_len(out) };
+            buf.reserve(need - out + (b.len() - i) / 8);
+        }
+        buf.as_mut_ptr()
+    };
     let quote = _mm256_set1_epi8(b'"' as i8);
     let slash = _mm256_set1_epi8(b'\\' as i8);
     let control = _mm256_set1_epi8(0x1F);
@@ -140,24 +146,27 @@ unsafe fn escaped_avx2(buf: &mut Vec<u8>, b: &[u8]) {
         }
         let p = mask.trailing_zeros() as usize;
         (i, out) = (i + p, out + p);
+        dst = room(buf, out, i);
         let e = escape_of(b[i]);
         // All six bytes, whatever the escape's length (one fixed-size store rather than a
         // `memcpy` call); those past it are overwritten next or lie past the length.
-        // SAFETY: six bytes at `out`, in capacity (above).
+        // SAFETY: six bytes at `out`, in capacity (`room`).
         unsafe { std::ptr::copy_nonoverlapping(e.0.as_ptr(), dst.add(out), 6) };
         (i, out) = (i + 1, out + e.1);
     }
     for &byte in &b[i..] {
         if ESCAPE[byte as usize] == 0 {
-            // SAFETY: as above.
+            // SAFETY: in capacity (the invariant).
             unsafe { dst.add(out).write(byte) };
             out += 1;
         } else {
+            dst = room(buf, out, i);
             let e = escape_of(byte);
             // SAFETY: as above.
             unsafe { std::ptr::copy_nonoverlapping(e.0.as_ptr(), dst.add(out), 6) };
             out += e.1;
         }
+        i += 1;
     }
     // SAFETY: `buf[..out]` is initialized: the old contents, then every byte written above.
     unsafe { buf.set_len(out) };
@@ -277,6 +286,11 @@ mod tests {
             }
         }
         assert_eq!(ours(""), "\"\"");
+        // Output six times the input, the capacity grown escape by escape.
+        for n in [31, 32, 33, 1000, 100_000] {
+            let s = "\u{1}".repeat(n);
+            assert_eq!(ours(&s), serde_json::to_string(&s).unwrap());
+        }
         // Pseudo-random strings of escapes, ASCII and multi-byte chars, both scanners.
         let alphabet = [
             'a', ' ', '"', '\\', '\n', '\t', '\u{1}', '\u{1f}', '\u{7f}', 'é', '€', '😀',
