@@ -67,6 +67,9 @@ pub struct Recursive {
     custom: Option<(Vec<String>, bool)>,
     keep: KeepSeparator,
     langchain: bool,
+    /// The sizer counts chars (its measure is [`Measure::Chars`]): LangChain mode then takes a
+    /// piece of a document's ASCII prefix to be as long as its bytes.
+    counts_chars: bool,
 }
 
 /// LangChain's default separators.
@@ -100,6 +103,7 @@ impl Recursive {
             custom: None,
             keep: KeepSeparator::Start,
             langchain: false,
+            counts_chars: false,
         })
     }
 
@@ -108,6 +112,7 @@ impl Recursive {
     pub fn langchain(sizer: Arc<dyn Sizer>, size: usize, overlap: usize) -> Result<Self> {
         validate(size, overlap)?;
         Ok(Self {
+            counts_chars: matches!(sizer.measure(""), Measure::Chars),
             sizer,
             size,
             overlap,
@@ -251,6 +256,7 @@ impl Recursive {
     /// and the pieces are merged on all cores in stretches that begin after a piece too big to
     /// merge (where the merge starts afresh). The spans are those of the serial split.
     fn lc_spans(&self, text: &str, block: usize) -> Result<Vec<Span>> {
+        let doc = &self.lc_doc(text);
         let (sep, rest, _) = self.lc_choose(text, &self.separators)?;
         let cuts = (rayon::current_num_threads() > 1 && text.len() >= 2 * block)
             .then(|| sep.block_cuts(text, block, self.keep))
@@ -258,12 +264,12 @@ impl Recursive {
             .filter(|c| c.len() > 2);
         let Some(cuts) = cuts else {
             let mut out = Vec::new();
-            self.lc_split(text, 0, text.len(), &self.separators, &mut out)?;
+            self.lc_split(doc, 0, text.len(), &self.separators, &mut out)?;
             return Ok(out);
         };
         let blocks: Vec<Vec<LcSplit>> = cuts
             .par_windows(2)
-            .map(|w| self.lc_counted(text, w[0], sep.pieces(&text[w[0]..w[1]], self.keep)))
+            .map(|w| self.lc_counted(doc, w[0], sep.pieces(&text[w[0]..w[1]], self.keep)))
             .collect::<Result<_>>()?;
         let splits = blocks.concat();
         // Stretches of about `block` bytes, each ending after a piece that is not merged.
@@ -281,7 +287,7 @@ impl Recursive {
             .into_par_iter()
             .map(|r| {
                 let mut out = Vec::new();
-                self.lc_pieces(text, &splits[r], rest, sep_len, &mut out)?;
+                self.lc_pieces(doc, &splits[r], rest, sep_len, &mut out)?;
                 Ok(out)
             })
             .collect::<Result<_>>()?;
@@ -316,35 +322,57 @@ impl Recursive {
         }
     }
 
-    /// The pieces of `text[start..]` that `pieces` finds, each with its count on its own.
-    fn lc_counted(&self, text: &str, start: usize, mut pieces: Pieces) -> Result<Vec<LcSplit>> {
+    /// The document `text` as LangChain mode counts it.
+    fn lc_doc<'a>(&self, text: &'a str) -> LcDoc<'a> {
+        LcDoc {
+            text,
+            ascii_end: if self.counts_chars {
+                ascii_prefix_len(text)
+            } else {
+                0
+            },
+        }
+    }
+
+    /// `sizer.count` of `doc.text[s..e]`: the length in bytes within the ASCII prefix of a
+    /// sizer that counts chars.
+    fn lc_count(&self, doc: &LcDoc, s: usize, e: usize) -> usize {
+        if e <= doc.ascii_end {
+            e - s
+        } else {
+            self.sizer.count(&doc.text[s..e])
+        }
+    }
+
+    /// The pieces of `doc.text[start..]` that `pieces` finds, each with its count on its own.
+    fn lc_counted(&self, doc: &LcDoc, start: usize, mut pieces: Pieces) -> Result<Vec<LcSplit>> {
         let mut splits = Vec::new();
         while let Some((s, e)) = pieces.next_piece()? {
             let (s, e) = (start + s, start + e);
-            splits.push((s, e, self.sizer.count(&text[s..e])));
+            splits.push((s, e, self.lc_count(doc, s, e)));
         }
         Ok(splits)
     }
 
-    /// `RecursiveCharacterTextSplitter._split_text` on `text[start..end]`.
+    /// `RecursiveCharacterTextSplitter._split_text` on `doc.text[start..end]`.
     fn lc_split(
         &self,
-        text: &str,
+        doc: &LcDoc,
         start: usize,
         end: usize,
         seps: &[Separator],
         out: &mut Vec<Span>,
     ) -> Result<()> {
-        let (sep, rest, pieces) = self.lc_choose(&text[start..end], seps)?;
-        let splits = self.lc_counted(text, start, pieces)?;
-        self.lc_pieces(text, &splits, rest, self.lc_sep_len(sep), out)
+        let (sep, rest, pieces) = self.lc_choose(&doc.text[start..end], seps)?;
+        let splits = self.lc_counted(doc, start, pieces)?;
+        self.lc_pieces(doc, &splits, rest, self.lc_sep_len(sep), out)
     }
 
     /// The chunks of consecutive pieces of one level: pieces under the size are merged, a larger
     /// piece is cut with the separators below (`rest`), or kept as it is when there are none.
     fn lc_pieces(
         &self,
-        text: &str,
+        doc: &LcDoc,
         splits: &[LcSplit],
         rest: &[Separator],
         sep_len: usize,
@@ -355,21 +383,21 @@ impl Recursive {
             if len < self.size {
                 continue;
             }
-            self.lc_merge(text, &splits[good..i], sep_len, out);
+            self.lc_merge(doc, &splits[good..i], sep_len, out);
             good = i + 1;
             if rest.is_empty() {
                 // LangChain appends the piece as is, unstripped.
                 out.push(Span::new(s, e, len));
             } else {
-                self.lc_split(text, s, e, rest, out)?;
+                self.lc_split(doc, s, e, rest, out)?;
             }
         }
-        self.lc_merge(text, &splits[good..], sep_len, out);
+        self.lc_merge(doc, &splits[good..], sep_len, out);
         Ok(())
     }
 
     /// `TextSplitter._merge_splits`: greedy merging with LangChain's overlap popping.
-    fn lc_merge(&self, text: &str, splits: &[LcSplit], sep_len: usize, out: &mut Vec<Span>) {
+    fn lc_merge(&self, doc: &LcDoc, splits: &[LcSplit], sep_len: usize, out: &mut Vec<Span>) {
         if splits.is_empty() {
             return;
         }
@@ -378,7 +406,7 @@ impl Recursive {
         let mut total = 0usize;
         for (i, &(_, _, len)) in splits.iter().enumerate() {
             if first < i && total + len + sep(i - first) > self.size {
-                self.lc_join(text, splits[first].0, splits[i - 1].1, out);
+                self.lc_join(doc, splits[first].0, splits[i - 1].1, out);
                 while first < i
                     && (total > self.overlap
                         || (total + len + sep(i - first) > self.size && total > 0))
@@ -389,16 +417,23 @@ impl Recursive {
             }
             total += len + sep(i - first);
         }
-        self.lc_join(text, splits[first].0, splits[splits.len() - 1].1, out);
+        self.lc_join(doc, splits[first].0, splits[splits.len() - 1].1, out);
     }
 
     /// `TextSplitter._join_docs` with `strip_whitespace=True`: the stripped span, if not empty.
-    fn lc_join(&self, text: &str, start: usize, end: usize, out: &mut Vec<Span>) {
-        let (s, e) = strip_span(text, start, end);
+    fn lc_join(&self, doc: &LcDoc, start: usize, end: usize, out: &mut Vec<Span>) {
+        let (s, e) = strip_span(doc.text, start, end);
         if s < e {
-            out.push(Span::new(s, e, self.sizer.count(&text[s..e])));
+            out.push(Span::new(s, e, self.lc_count(doc, s, e)));
         }
     }
+}
+
+/// A document in LangChain mode: its text, and where its ASCII prefix ends when the sizer counts
+/// chars (0 otherwise).
+struct LcDoc<'a> {
+    text: &'a str,
+    ascii_end: usize,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -816,6 +851,27 @@ mod tests {
         }
     }
 
+    /// Chars counted by `count` alone: its measure is not [`Measure::Chars`], so LangChain mode
+    /// counts every piece (the reference for its ASCII-prefix lengths).
+    struct CharsByCount;
+    impl Sizer for CharsByCount {
+        fn name(&self) -> &str {
+            "chars-by-count"
+        }
+        fn count(&self, text: &str) -> usize {
+            text.chars().count()
+        }
+        fn measure(&self, text: &str) -> Measure {
+            Measure::Ends(
+                text.char_indices()
+                    .skip(1)
+                    .map(|(b, _)| b as u32)
+                    .chain((!text.is_empty()).then_some(text.len() as u32))
+                    .collect(),
+            )
+        }
+    }
+
     /// Native invariants: sorted char-boundary spans, stripped, real counts within the limit,
     /// and every non-whitespace char covered.
     fn check_native(sizer: Arc<dyn Sizer>, text: &str, size: usize, overlap: usize) {
@@ -1106,7 +1162,7 @@ mod tests {
         let mut serial = Vec::new();
         let seps = &chunker.separators;
         chunker
-            .lc_split(text, 0, text.len(), seps, &mut serial)
+            .lc_split(&chunker.lc_doc(text), 0, text.len(), seps, &mut serial)
             .unwrap();
         (blocks, serial)
     }
@@ -1164,6 +1220,24 @@ mod tests {
                 prop_assert!(text.is_char_boundary(s.start) && text.is_char_boundary(s.end));
                 prop_assert_eq!(s.tokens, count_chars(&text[s.start..s.end]));
             }
+        }
+
+        /// LangChain mode's lengths of pieces in a text's ASCII prefix (bytes) are the counts.
+        #[test]
+        fn langchain_ascii_prefix_counts_are_chars(
+            ascii in "[a-c .\n]{0,400}",
+            rest in "[a-cé😀 .\n]{0,100}",
+            size in 1usize..60,
+            overlap_pct in 0usize..100,
+            block in 1usize..64,
+        ) {
+            let text = ascii + &rest;
+            let overlap = size * overlap_pct / 100;
+            let by_count = Recursive::langchain(Arc::new(CharsByCount), size, overlap).unwrap();
+            let (reference, _) = lc_both(&by_count, &text, block);
+            let (blocks, serial) = lc_both(&lc(size, overlap), &text, block);
+            prop_assert_eq!(&blocks, &reference);
+            prop_assert_eq!(&serial, &reference);
         }
     }
 }
