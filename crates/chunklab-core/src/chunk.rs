@@ -232,6 +232,14 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
         }
         Err(at..arena.len())
     }
+    /// How many bytes [`bytes`] copies to the arena for `range`.
+    fn copied(header: &[u8], range: &std::ops::Range<usize>) -> usize {
+        if range.start >= header.len() {
+            0
+        } else {
+            range.len()
+        }
+    }
     /// The bytes [`bytes`] gave, once `arena` is complete.
     fn resolve<'b>(found: &Found<'b>, arena: &'b [u8]) -> &'b [u8] {
         match found {
@@ -297,11 +305,19 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
     let mut arena = Vec::new();
     for c in 0..most {
         let range = c * CHUNK_LEN..(c + 1) * CHUNK_LEN;
+        let owns = |i: usize| lens[i] > CHUNK_LEN && lens[i].div_ceil(CHUNK_LEN) - 1 > c;
         let mut owners = Vec::new();
         let mut blocks = Vec::new();
         arena.clear();
+        // Reserved at once: grown copy by copy, the arena was copied over and over.
+        arena.reserve(
+            (0..items.len())
+                .filter(|&i| owns(i))
+                .map(|i| copied(headers[i], &range))
+                .sum(),
+        );
         for (i, it) in items.iter().enumerate() {
-            if lens[i] > CHUNK_LEN && lens[i].div_ceil(CHUNK_LEN) - 1 > c {
+            if owns(i) {
                 owners.push(i);
                 blocks.push(bytes(
                     headers[i],
@@ -331,19 +347,23 @@ fn chunk_ids_batch(items: &[IdInput<'_>]) -> Vec<String> {
         }
     }
     // The last chunk of every input, and the root of the one-chunk inputs.
+    let last_range = |i: usize| (lens[i].div_ceil(CHUNK_LEN).max(1) - 1) * CHUNK_LEN..lens[i];
     arena.clear();
+    arena.reserve(
+        (0..items.len())
+            .map(|i| copied(headers[i], &last_range(i)))
+            .sum(),
+    );
     let found: Vec<(u64, Found<'_>)> = items
         .iter()
         .enumerate()
         .map(|(i, it)| {
-            let c = lens[i].div_ceil(CHUNK_LEN).max(1) - 1;
-            let last = bytes(
-                headers[i],
-                it.text.as_bytes(),
-                c * CHUNK_LEN..lens[i],
-                &mut arena,
-            );
-            (c as u64, last)
+            let range = last_range(i);
+            let c = range.start / CHUNK_LEN;
+            (
+                c as u64,
+                bytes(headers[i], it.text.as_bytes(), range, &mut arena),
+            )
         })
         .collect();
     let tails: Vec<(u64, &[u8])> = found
