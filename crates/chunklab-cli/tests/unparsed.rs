@@ -121,6 +121,12 @@ fn edge_cases_chunk_the_same_unparsed() {
     let toc =
         "  * [`pathlib` \u{2014} Paden](pathlib.html)\n    * [Gebruik](pathlib.html#gebruik)\n"
             .repeat(300);
+    // Emphasis and underscores on every line (as in the Python docs' contents.md): over the
+    // one-pass bound (3,600 openers in one run), under the bound cut at each list item.
+    let toc_openers = format!(
+        "Inhoud\n{}",
+        "  * [`__future__` \u{2014} _Future_ statements](library/__future__.html)\n    * [*Gebruik*](x.html#_gebruik)\n".repeat(300)
+    );
     let plan = format!("Plan:\n\n{}\n", "          ->  Seq Scan on t\n".repeat(40));
     let nested = |open: &str, close: &str| format!("{}x{}\n", open.repeat(300), close.repeat(300));
     let indented: String = (0..150)
@@ -176,6 +182,13 @@ fn edge_cases_chunk_the_same_unparsed() {
         // Hundreds of links or indented lines in one run of lines: no parse (links never
         // contain links, so `[` × 300 nests one link).
         ("toc.md", toc.into_bytes(), true),
+        ("toc-openers.md", toc_openers.clone().into_bytes(), true),
+        // The same with a fenced code block, which the list items' bound refuses.
+        (
+            "toc-fence.md",
+            format!("```\ncode\n```\n{toc_openers}").into_bytes(),
+            false,
+        ),
         ("plan.md", plan.into_bytes(), true),
         ("links.md", nested("[", "](y)").into_bytes(), true),
         // Images, emphasis, bullets and indentation that do nest past the limit.

@@ -14,12 +14,15 @@
 //!   ([`ParsedDocument::text_is_source`](chunklab_core::document::ParsedDocument::text_is_source))
 //!   a chunk's lines are counted on the text's own newlines, not taken from the elements;
 //! - **warnings**: none from reST and plain text; from Markdown only one, for markup nested
-//!   `max_depth` (256) tags deep ([`markdown_nesting_bound`] rules that out);
+//!   `max_depth` (256) tags deep ([`markdown_nesting_bound`] rules that out, or, for a long
+//!   list such as a table of contents, [`list_items::markdown_nesting_bound_by_items`]);
 //! - **errors**: none, once the text is valid UTF-8 (it is, decoded).
 //!
 //! That is what [`chunklab_core::chunker::chunk_source_text`] gives from the text alone, so the
 //! chunks are the same. `tests/unparsed.rs` of the CLI crate checks it on the shared data sets'
 //! Markdown and reST documents for every strategy that reads only locations.
+
+mod list_items;
 
 /// Whether a document the parser `parser` would parse, with decoded text `text`, gives the
 /// same chunks (and warnings) from its text alone as from its parse, for a chunker that reads
@@ -34,7 +37,11 @@ pub(crate) fn source_text_suffices(parser: &str, text: &str, max_depth: usize) -
         // Form feeds are pages.
         "text" => memchr::memchr(b'\x0C', text.as_bytes()).is_none(),
         "rst" => true,
-        "markdown" => markdown_nesting_bound(text.as_bytes()).is_some_and(|b| b < max_depth),
+        "markdown" => {
+            let under = |bound: Option<usize>| bound.is_some_and(|b| b < max_depth);
+            under(markdown_nesting_bound(text.as_bytes()))
+                || under(list_items::markdown_nesting_bound_by_items(text.as_bytes()))
+        }
         _ => false,
     }
 }
@@ -231,8 +238,7 @@ fn opens(text: &[u8], k: usize) -> bool {
     }
 }
 
-/// The openers of one line ([`opens`]), for the tests.
-#[cfg(test)]
+/// The openers of one line ([`opens`]).
 fn inline_openers(line: &[u8]) -> usize {
     memchr::memchr3_iter(b'*', b'_', b'~', line)
         .chain(memchr::memchr2_iter(b'[', b'^', line))
@@ -333,13 +339,13 @@ mod tests {
 /// The bound against pulldown-cmark itself: on generated Markdown dense in containers, links,
 /// images and delimiters, the tags it holds open at once never exceed the bound less its spare.
 #[cfg(test)]
-mod against_the_parser {
+pub(crate) mod against_the_parser {
     use super::markdown_nesting_bound;
     use proptest::prelude::*;
     use pulldown_cmark::{Event, Options, Parser};
 
     /// The most tags open at once, with the options `chunklab_parse::markdown` turns on.
-    fn deepest(text: &str) -> usize {
+    pub(super) fn deepest(text: &str) -> usize {
         let options = Options::ENABLE_TABLES
             | Options::ENABLE_FOOTNOTES
             | Options::ENABLE_STRIKETHROUGH
@@ -431,6 +437,10 @@ mod against_the_parser {
             if let Some(bound) = bound {
                 let deepest = deepest(&text);
                 prop_assert!(deepest + 8 <= bound, "{deepest} tags open, bound {bound}: {text:?}");
+            }
+            if let Some(bound) = super::list_items::markdown_nesting_bound_by_items(text.as_bytes()) {
+                let deepest = deepest(&text);
+                prop_assert!(deepest + 8 <= bound, "{deepest} tags open, by items {bound}: {text:?}");
             }
         }
 
