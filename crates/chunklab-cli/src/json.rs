@@ -131,15 +131,42 @@ unsafe fn escaped_avx2(buf: &mut Vec<u8>, b: &[u8]) {
     let slash = _mm256_set1_epi8(b'\\' as i8);
     let control = _mm256_set1_epi8(0x1F);
     let mut i = 0;
-    while i + 32 <= b.len() {
-        // SAFETY: `b[i..i + 32]` is in bounds, `dst[out..out + 32]` in capacity (above).
-        let x = unsafe { _mm256_loadu_si256(b.as_ptr().add(i).cast()) };
-        unsafe { _mm256_storeu_si256(dst.add(out).cast(), x) };
+    let hits = |x: __m256i| {
         let hit = _mm256_or_si256(
             _mm256_cmpeq_epi8(_mm256_min_epu8(x, control), x),
             _mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, slash)),
         );
-        let mask = _mm256_movemask_epi8(hit) as u32;
+        _mm256_movemask_epi8(hit) as u32
+    };
+    // While 64 bytes are left, a block's escapes are taken one after the other from its mask:
+    // after each, the 32 bytes that follow it are loaded and stored again at the output's new
+    // position (the block's rest, and more), instead of the block being scanned again.
+    while i + 64 <= b.len() {
+        // SAFETY: `b[i..i + 32]` is in bounds, `dst[out..out + 32]` in capacity (above).
+        let x = unsafe { _mm256_loadu_si256(b.as_ptr().add(i).cast()) };
+        unsafe { _mm256_storeu_si256(dst.add(out).cast(), x) };
+        let mut mask = hits(x);
+        let mut done = 0; // bytes of the block written, escapes included
+        while mask != 0 {
+            let p = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            out += p - done;
+            dst = room(buf, out, i + p);
+            let e = escape_of(b[i + p]);
+            // SAFETY: six bytes at `out`, in capacity (`room`).
+            unsafe { std::ptr::copy_nonoverlapping(e.0.as_ptr(), dst.add(out), 6) };
+            (out, done) = (out + e.1, p + 1);
+            // SAFETY: `done <= 32` and `i + 64 <= b.len()`: in bounds; in capacity (`room`).
+            let rest = unsafe { _mm256_loadu_si256(b.as_ptr().add(i + done).cast()) };
+            unsafe { _mm256_storeu_si256(dst.add(out).cast(), rest) };
+        }
+        (i, out) = (i + 32, out + 32 - done);
+    }
+    while i + 32 <= b.len() {
+        // SAFETY: `b[i..i + 32]` is in bounds, `dst[out..out + 32]` in capacity (above).
+        let x = unsafe { _mm256_loadu_si256(b.as_ptr().add(i).cast()) };
+        unsafe { _mm256_storeu_si256(dst.add(out).cast(), x) };
+        let mask = hits(x);
         if mask == 0 {
             (i, out) = (i + 32, out + 32);
             continue;
