@@ -101,7 +101,7 @@ pub(crate) fn markdown_nesting_bound(text: &[u8]) -> Option<usize> {
                 continue; // the `\n` of a `\r\n`, one break
             }
             let line = &text[start..brk];
-            if line.iter().all(|&b| b == b' ' || b == b'\t') {
+            if is_blank(line) {
                 // A blank line ends the run: its openers are all before it.
                 bound = bound.max(run_weight + run_openers + SPARE);
                 (run_weight, run_openers) = (0, 0);
@@ -122,7 +122,7 @@ pub(crate) fn markdown_nesting_bound(text: &[u8]) -> Option<usize> {
         base += 64;
     }
     let last = &text[start..];
-    if !last.iter().all(|&b| b == b' ' || b == b'\t') {
+    if !is_blank(last) {
         run_weight = run_weight.max(container_weight(last));
     }
     Some(bound.max(run_weight + run_openers + SPARE))
@@ -184,6 +184,11 @@ fn block_masks_scalar(block: &[u8; 64]) -> (u64, u64) {
         candidates |= u64::from(matches!(b, b'*' | b'_' | b'~' | b'[' | b'^')) << j;
     }
     (breaks, candidates)
+}
+
+/// Whether a line (without its break) is blank: spaces and tabs only.
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|&b| b == b' ' || b == b'\t')
 }
 
 /// Tags every Markdown text may hold open besides its containers and inline openers: a leaf
@@ -255,27 +260,15 @@ mod tests {
         if memchr::memmem::find(text, b"[^").is_some() {
             return None;
         }
-        let n = text.len();
         let mut bound = 0usize;
         let (mut run_weight, mut run_inline) = (0usize, 0usize);
-        let mut i = 0;
-        while i < n {
-            let end = memchr::memchr2(b'\n', b'\r', &text[i..]).map_or(n, |k| i + k);
-            let line = &text[i..end];
-            if line.iter().all(|&b| b == b' ' || b == b'\t') {
+        for line in super::list_items::lines(text) {
+            if is_blank(line) {
                 bound = bound.max(run_weight + run_inline + SPARE);
                 (run_weight, run_inline) = (0, 0);
             } else {
                 run_weight = run_weight.max(container_weight(line));
                 run_inline += inline_openers(line);
-            }
-            i = end;
-            if i < n {
-                i += if text[i] == b'\r' && text.get(i + 1) == Some(&b'\n') {
-                    2
-                } else {
-                    1
-                };
             }
         }
         Some(bound.max(run_weight + run_inline + SPARE))

@@ -841,14 +841,19 @@ mod tests {
             }
         }
         fn measure(&self, text: &str) -> Measure {
-            Measure::Ends(
-                text.char_indices()
-                    .skip(1)
-                    .map(|(b, _)| b as u32)
-                    .chain((!text.is_empty()).then_some(text.len() as u32))
-                    .collect(),
-            )
+            char_ends(text)
         }
+    }
+
+    /// Every char a unit, as token ends.
+    fn char_ends(text: &str) -> Measure {
+        Measure::Ends(
+            text.char_indices()
+                .skip(1)
+                .map(|(b, _)| b as u32)
+                .chain((!text.is_empty()).then_some(text.len() as u32))
+                .collect(),
+        )
     }
 
     /// Chars counted by `count` alone: its measure is not [`Measure::Chars`], so LangChain mode
@@ -862,13 +867,7 @@ mod tests {
             text.chars().count()
         }
         fn measure(&self, text: &str) -> Measure {
-            Measure::Ends(
-                text.char_indices()
-                    .skip(1)
-                    .map(|(b, _)| b as u32)
-                    .chain((!text.is_empty()).then_some(text.len() as u32))
-                    .collect(),
-            )
+            char_ends(text)
         }
     }
 

@@ -3,7 +3,7 @@
 //! that certainly starts a new list item, since no paragraph (and so no inline tag) spans the
 //! start of such a line.
 
-use super::{container_weight, inline_openers, SPARE};
+use super::{container_weight, inline_openers, is_blank, SPARE};
 
 /// [`super::markdown_nesting_bound`], its runs of non-blank lines also cut at the lines
 /// [`ItemStarts`] finds; `None` where that bound is `None` or the text may hold an HTML block,
@@ -19,7 +19,7 @@ pub(crate) fn markdown_nesting_bound_by_items(text: &[u8]) -> Option<usize> {
     let mut items = ItemStarts::default();
     let (mut bound, mut run_weight, mut run_inline) = (0usize, 0usize, 0usize);
     for line in lines(text) {
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if is_blank(line) {
             items.blank();
             bound = bound.max(run_weight + run_inline + SPARE);
             (run_weight, run_inline) = (0, 0);
@@ -45,7 +45,7 @@ fn trackable(text: &[u8]) -> bool {
 }
 
 /// The lines of `text`, without their breaks (`\n`, `\r\n` or `\r`).
-fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+pub(super) fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     let n = text.len();
     let mut i = 0;
     std::iter::from_fn(move || {
