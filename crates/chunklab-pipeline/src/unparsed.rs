@@ -23,6 +23,9 @@
 //! Markdown and reST documents for every strategy that reads only locations.
 
 mod list_items;
+mod markdown_lines;
+
+use markdown_lines::{container_weight, is_blank, opens, SPARE};
 
 /// Whether a document the parser `parser` would parse, with decoded text `text`, gives the
 /// same chunks (and warnings) from its text alone as from its parse, for a chunker that reads
@@ -186,73 +189,9 @@ fn block_masks_scalar(block: &[u8; 64]) -> (u64, u64) {
     (breaks, candidates)
 }
 
-/// Whether a line (without its break) is blank: spaces and tabs only.
-fn is_blank(line: &[u8]) -> bool {
-    line.iter().all(|&b| b == b' ' || b == b'\t')
-}
-
-/// Tags every Markdown text may hold open besides its containers and inline openers: a leaf
-/// block (a table's three levels), two links, and 8 to spare.
-const SPARE: usize = 3 + 2 + 8;
-
-/// The weight of the longest start of `line` made of spaces, tabs, `>` and list markers (`-`,
-/// `+`, `*`, or 1–9 digits and `.` or `)`, each followed by a space, a tab or the line's end):
-/// at least the number of containers by which a line matches or opens its containers. A tab
-/// weighs 4, a bullet 2, any other byte 1.
-fn container_weight(line: &[u8]) -> usize {
-    let n = line.len();
-    let space_after = |j: usize| j >= n || line[j] == b' ' || line[j] == b'\t';
-    let (mut i, mut weight) = (0, 0);
-    while i < n {
-        match line[i] {
-            b'\t' => (i, weight) = (i + 1, weight + 4),
-            b' ' | b'>' => (i, weight) = (i + 1, weight + 1),
-            b'-' | b'+' | b'*' if space_after(i + 1) => (i, weight) = (i + 1, weight + 2),
-            b'0'..=b'9' => {
-                let digits = line[i..].iter().take(9).take_while(|b| b.is_ascii_digit());
-                let j = i + digits.count();
-                if j < n && matches!(line[j], b'.' | b')') && space_after(j + 1) {
-                    (i, weight) = (j + 1, weight + j + 1 - i);
-                } else {
-                    break;
-                }
-            }
-            _ => break,
-        }
-    }
-    weight
-}
-
-/// Whether the byte at `k` of `text` (a `*`, `_`, `~`, `[` or `^`) may open an inline tag other
-/// than a link (pulldown-cmark 0.13's delimiter rules): every `[` after a `!` (an image), `~`
-/// (strikethrough) and `^`; every `*` and `_` except one followed by a space, a tab, a line break
-/// or the end (its run cannot open) and a `_` between two ASCII letters or digits (intraword:
-/// cannot open). Only neighbours are read, and a line break is neither `!` nor a letter, so a
-/// byte counts the same in its line as in the whole text.
-fn opens(text: &[u8], k: usize) -> bool {
-    let next = text.get(k + 1).copied();
-    match text[k] {
-        b'*' | b'_' if matches!(next, None | Some(b' ' | b'\t' | b'\n' | b'\r')) => false,
-        b'_' => {
-            !(k > 0
-                && text[k - 1].is_ascii_alphanumeric()
-                && next.is_some_and(|b| b.is_ascii_alphanumeric()))
-        }
-        b'[' => k > 0 && text[k - 1] == b'!',
-        _ => true,
-    }
-}
-
-/// The openers of one line ([`opens`]).
-fn inline_openers(line: &[u8]) -> usize {
-    memchr::memchr3_iter(b'*', b'_', b'~', line)
-        .chain(memchr::memchr2_iter(b'[', b'^', line))
-        .filter(|&k| opens(line, k))
-        .count()
-}
-
 #[cfg(test)]
 mod tests {
+    use super::markdown_lines::inline_openers;
     use super::*;
 
     /// The bound as first written: line by line, each line's openers counted on their own.
@@ -262,7 +201,7 @@ mod tests {
         }
         let mut bound = 0usize;
         let (mut run_weight, mut run_inline) = (0usize, 0usize);
-        for line in super::list_items::lines(text) {
+        for line in super::markdown_lines::lines(text) {
             if is_blank(line) {
                 bound = bound.max(run_weight + run_inline + SPARE);
                 (run_weight, run_inline) = (0, 0);
@@ -332,31 +271,10 @@ mod tests {
 /// The bound against pulldown-cmark itself: on generated Markdown dense in containers, links,
 /// images and delimiters, the tags it holds open at once never exceed the bound less its spare.
 #[cfg(test)]
-pub(crate) mod against_the_parser {
+mod against_the_parser {
+    use super::markdown_lines::deepest;
     use super::markdown_nesting_bound;
     use proptest::prelude::*;
-    use pulldown_cmark::{Event, Options, Parser};
-
-    /// The most tags open at once, with the options `chunklab_parse::markdown` turns on.
-    pub(super) fn deepest(text: &str) -> usize {
-        let options = Options::ENABLE_TABLES
-            | Options::ENABLE_FOOTNOTES
-            | Options::ENABLE_STRIKETHROUGH
-            | Options::ENABLE_TASKLISTS
-            | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
-        let (mut open, mut deepest) = (0usize, 0usize);
-        for event in Parser::new_ext(text, options) {
-            match event {
-                Event::Start(_) => {
-                    open += 1;
-                    deepest = deepest.max(open);
-                }
-                Event::End(_) => open -= 1,
-                _ => {}
-            }
-        }
-        deepest
-    }
 
     /// Markdown pieces: containers, indentation, links, images, autolinks, delimiters, code,
     /// tables, headings, HTML and line breaks.

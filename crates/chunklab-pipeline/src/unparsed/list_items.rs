@@ -3,7 +3,7 @@
 //! that certainly starts a new list item, since no paragraph (and so no inline tag) spans the
 //! start of such a line.
 
-use super::{container_weight, inline_openers, is_blank, SPARE};
+use super::markdown_lines::{container_weight, inline_openers, is_blank, lines, SPARE};
 
 /// [`super::markdown_nesting_bound`], its runs of non-blank lines also cut at the lines
 /// [`ItemStarts`] finds; `None` where that bound is `None` or the text may hold an HTML block,
@@ -42,24 +42,6 @@ fn trackable(text: &[u8]) -> bool {
         && [&b"[^"[..], b"```", b"~~~", b"---"]
             .iter()
             .all(|needle| memchr::memmem::find(text, needle).is_none())
-}
-
-/// The lines of `text`, without their breaks (`\n`, `\r\n` or `\r`).
-pub(super) fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let n = text.len();
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        if i >= n {
-            return None;
-        }
-        let end = memchr::memchr2(b'\n', b'\r', &text[i..]).map_or(n, |k| i + k);
-        let line = &text[i..end];
-        i = end + usize::from(end < n);
-        if end < n && text[end] == b'\r' && text.get(end + 1) == Some(&b'\n') {
-            i += 1;
-        }
-        Some(line)
-    })
 }
 
 /// Follows the list items open in a Markdown text without HTML blocks or fenced code, line by
@@ -259,16 +241,12 @@ mod tests {
     /// bound refuses).
     mod against_the_parser {
         use super::*;
+        use crate::unparsed::markdown_lines::{deepest, parser_options};
         use proptest::prelude::*;
-        use pulldown_cmark::{Event, Options, Parser, Tag};
+        use pulldown_cmark::{Event, Parser, Tag};
 
         fn item_starts(text: &str) -> Vec<usize> {
-            let options = Options::ENABLE_TABLES
-                | Options::ENABLE_FOOTNOTES
-                | Options::ENABLE_STRIKETHROUGH
-                | Options::ENABLE_TASKLISTS
-                | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
-            Parser::new_ext(text, options)
+            Parser::new_ext(text, parser_options())
                 .into_offset_iter()
                 .filter_map(|(event, range)| match event {
                     Event::Start(Tag::Item) => Some(range.start),
@@ -338,7 +316,7 @@ mod tests {
                     at += line.len() + 1;
                 }
                 if let Some(bound) = markdown_nesting_bound_by_items(text.as_bytes()) {
-                    let deepest = super::super::super::against_the_parser::deepest(&text);
+                    let deepest = deepest(&text);
                     prop_assert!(deepest + 8 <= bound, "{deepest} open, bound {bound}: {text:?}");
                 }
             }
