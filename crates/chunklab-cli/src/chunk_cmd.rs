@@ -4,6 +4,7 @@
 use crate::args::ChunkingArgs;
 use crate::output::{ChunkWriter, Format};
 use anyhow::{Context, Result};
+use chunklab_pipeline::input::{self, Raw};
 use chunklab_pipeline::{Input, Pipeline, Skip};
 use rayon::prelude::*;
 use std::io::{BufWriter, IsTerminal, Write};
@@ -174,11 +175,12 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
 
     // Three stages, each a batch ahead of the next: the walk finds the inputs (on its own
     // thread); a producer thread takes what the walk has found so far (at most BATCH_DOCS
-    // documents), asks their lengths and chunks and renders them on the pool; this thread
-    // writes, and chunks the large documents itself. So the walk, the chunking and the writing
-    // overlap instead of leaving cores idle. The producer's channel holds nothing, so at most
-    // two batches (or a batch and a large document) are in memory; when a write fails this
-    // thread stops listening, and the others stop in turn.
+    // documents), reads them (files of 256 KiB or more are mapped) and chunks and renders them
+    // on the pool; this thread writes, and chunks the large documents itself. So the walk, the
+    // chunking and the writing overlap instead of leaving cores idle. The producer's channel
+    // holds nothing, so at most two batches (or a batch and a large document) are in memory,
+    // with the reads of the producer's group (under BATCH_DOCS × 256 KiB); when a write fails
+    // this thread stops listening, and the others stop in turn.
     let render = ChunkWriter::new(a.format, &pipeline.unit_name);
     let pipeline = &pipeline;
     let found_progress = progress.clone();
@@ -204,18 +206,40 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
             while let Ok(first) = to_chunk.recv() {
                 let mut group = vec![first];
                 group.extend(to_chunk.try_iter().take(BATCH_DOCS - 1));
-                // Every file's length on all cores: asked one at a time on one thread they
-                // kept the other cores waiting (8,073 `statx` of paths for the corpus).
-                let lens: Vec<u64> = group.par_iter().map(file_len).collect();
+                // Every file read on all cores, its length what was read: asking for the
+                // lengths first was a `statx` of every path (8,073 for the corpus). A large
+                // file is mapped, not read, and chunked alone (mapped again) by the writer;
+                // standard input, which cannot be read again, stays in a batch whatever its
+                // length (as it did when lengths were asked of paths).
+                let raws: Vec<Result<Raw, Skip>> = group.par_iter().map(input::read).collect();
+                let lens: Vec<u64> = group
+                    .iter()
+                    .zip(&raws)
+                    .map(|(input, raw)| match (input, raw) {
+                        (Input::File { .. }, Ok(raw)) => raw.bytes().len() as u64,
+                        _ => 0,
+                    })
+                    .collect();
                 let mut group = group.into_iter();
+                let mut raws = raws.into_iter();
                 for step in plan(&lens) {
                     let work = match step {
-                        Step::Large(i) => Work::Large(group.next().expect("planned"), lens[i]),
+                        Step::Large(i) => {
+                            raws.next();
+                            Work::Large(group.next().expect("planned"), lens[i])
+                        }
                         Step::Batch(range) => {
                             let inputs: Vec<Input> = group.by_ref().take(range.len()).collect();
+                            let groups: Vec<Vec<_>> = inputs
+                                .chunks(ID_GROUP_DOCS)
+                                .map(|g| raws.by_ref().take(g.len()).collect())
+                                .collect();
                             let outcomes = inputs
                                 .par_chunks(ID_GROUP_DOCS)
-                                .flat_map_iter(|group| chunk_group(group, pipeline, &render))
+                                .zip(groups)
+                                .flat_map_iter(|(group, read)| {
+                                    chunk_group(group, read, pipeline, &render)
+                                })
                                 .collect();
                             Work::Batch(inputs, outcomes)
                         }
@@ -352,17 +376,15 @@ fn warn(pb: Option<&indicatif::ProgressBar>, msg: &str) {
     }
 }
 
-fn file_len(input: &Input) -> u64 {
-    match input {
-        Input::Stdin | Input::Unreadable { .. } => 0,
-        Input::File { path, .. } => std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
-    }
-}
-
-/// Small documents chunked together on one core, their ids hashed side by side
-/// ([`Pipeline::with_processed_each`]), and each rendered into its own buffers.
-fn chunk_group(inputs: &[Input], pipeline: &Pipeline, writer: &ChunkWriter) -> Vec<Outcome> {
-    let done = pipeline.with_processed_each(inputs, |doc| {
+/// Small documents (read as `read`) chunked together on one core, their ids hashed side by side
+/// ([`Pipeline::with_processed_each_read`]), and each rendered into its own buffers.
+fn chunk_group(
+    inputs: &[Input],
+    read: Vec<Result<Raw, Skip>>,
+    pipeline: &Pipeline,
+    writer: &ChunkWriter,
+) -> Vec<Outcome> {
+    let done = pipeline.with_processed_each_read(inputs, read, |doc| {
         let n = doc.chunks.len();
         let mut bufs = Vec::new();
         let counts = writer.render_pieces(&doc.chunks, doc.vectors.as_deref(), 0..n, &mut bufs)?;

@@ -154,6 +154,39 @@ fn many_batches_and_a_large_document_come_out_in_input_order() {
 }
 
 #[test]
+fn standard_input_larger_than_a_large_document_is_chunked() {
+    // Over `LARGE_DOCUMENT` (4 MiB), which a file would be chunked alone at: standard input
+    // cannot be read twice, so it must be chunked from what was read.
+    let text = "De raad besluit over windenergie in de gemeente.\n".repeat(100_000);
+    assert!(text.len() > 4 << 20);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("raad.txt");
+    std::fs::write(&file, &text).unwrap();
+    let args = ["--strategy", "fixed", "--size", "2000", "-q"];
+    let piped = cli!().run_with_stdin(
+        &[&["chunk", "-"][..], &args].concat(),
+        Some(text.as_bytes()),
+    );
+    let named = chunklab(&[&["chunk", file.to_str().unwrap()][..], &args].concat());
+    assert!(piped.status.success(), "{}", stderr(&piped));
+    assert!(named.status.success(), "{}", stderr(&named));
+    let texts = |out: &Output| -> Vec<String> {
+        json_lines(out)
+            .iter()
+            .map(|c| c["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (piped, named) = (texts(&piped), texts(&named));
+    assert!(named.len() > 1000);
+    assert!(
+        piped == named,
+        "{} chunks from standard input, {} from the file",
+        piped.len(),
+        named.len()
+    );
+}
+
+#[test]
 fn a_write_error_stops_the_run_with_its_cause() {
     let dir = many_files(1_200, None);
     for target in [&["-o", "/dev/full"][..], &[]] {

@@ -244,7 +244,7 @@ impl Pipeline {
         let source = input.source();
         let mut f = Some(f);
         let mut call = |p: Processed<'_>| f.take().expect("called once")(p);
-        match self.read_for_processing(input, &source, &mut call)? {
+        match self.read_for_processing(input, input::read(input)?, &source, &mut call)? {
             Readied::Done(r) => Ok(r),
             Readied::ParseFailure(text) => {
                 let s = text.as_str();
@@ -266,13 +266,28 @@ impl Pipeline {
     pub fn with_processed_each<R>(
         &self,
         inputs: &[Input],
+        f: impl FnMut(Processed<'_>) -> R,
+    ) -> Vec<Result<R, Skip>> {
+        let raws = inputs.iter().map(input::read).collect();
+        self.with_processed_each_read(inputs, raws, f)
+    }
+
+    /// [`Pipeline::with_processed_each`] of inputs whose bytes were read already, each
+    /// [`input::read`] of the input at its position in `raws` (a caller that needs the inputs'
+    /// lengths first reads them instead of asking for them: one system call on each path less).
+    pub fn with_processed_each_read<R>(
+        &self,
+        inputs: &[Input],
+        raws: Vec<Result<input::Raw, Skip>>,
         mut f: impl FnMut(Processed<'_>) -> R,
     ) -> Vec<Result<R, Skip>> {
+        assert_eq!(inputs.len(), raws.len(), "one read per input");
         let sources: Vec<String> = inputs.iter().map(Input::source).collect();
         let mut done: Vec<Option<Result<R, Skip>>> = Vec::with_capacity(inputs.len());
         let mut unparsed = Vec::new();
-        for (i, (input, source)) in inputs.iter().zip(&sources).enumerate() {
-            done.push(match self.read_for_processing(input, source, &mut f) {
+        for (i, ((input, source), raw)) in inputs.iter().zip(&sources).zip(raws).enumerate() {
+            let readied = raw.and_then(|raw| self.read_for_processing(input, raw, source, &mut f));
+            done.push(match readied {
                 Ok(Readied::Done(r)) => Some(Ok(r)),
                 Ok(Readied::ParseFailure(text)) => {
                     unparsed.push((i, text));
@@ -297,15 +312,16 @@ impl Pipeline {
             .collect()
     }
 
-    /// The first half of [`Pipeline::with_processed`]: read `input`, and prepare and process it
-    /// (`f` called on the result) unless it is to be chunked as read.
+    /// The first half of [`Pipeline::with_processed`]: decode `input` (read as `raw`), and
+    /// prepare and process it (`f` called on the result) unless it is to be chunked as read.
     fn read_for_processing<R>(
         &self,
         input: &Input,
+        raw: input::Raw,
         source: &str,
         f: &mut impl FnMut(Processed<'_>) -> R,
     ) -> Result<Readied<R>, Skip> {
-        let text = match reading::read_text(input, &self.reading)? {
+        let text = match reading::read_text_from(input, raw, &self.reading)? {
             reading::Read::Prepared(p) => {
                 return Ok(Readied::Done(f(self.process(input, source, &p)?)))
             }

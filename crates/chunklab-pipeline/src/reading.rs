@@ -1,7 +1,7 @@
 //! Reading and parsing one input: bytes → decoded text (text formats) → parser chosen by name,
 //! extension and content → [`ParsedDocument`]. The lab reads its corpora through [`parse`] too.
 
-use crate::input::{self, Decoding, Input, Skip, Text};
+use crate::input::{self, Decoding, Input, Raw, Skip, Text};
 use crate::ReadingConfig;
 use anyhow::Result;
 use chunklab_core::document::ParsedDocument;
@@ -216,8 +216,12 @@ pub(crate) enum Read {
 /// Read an input; binary formats (PDF, DOCX, ODT) are parsed from their raw bytes, text
 /// formats decoded (encodings, lossy, binary detection).
 pub(crate) fn read_text(input: &Input, how: &Reading) -> Result<Read, Skip> {
+    read_text_from(input, input::read(input)?, how)
+}
+
+/// [`read_text`] of an input whose bytes were read already ([`input::read`]).
+pub(crate) fn read_text_from(input: &Input, raw: Raw, how: &Reading) -> Result<Read, Skip> {
     let name = input.source();
-    let raw = input::read(input)?;
     let bytes = raw.bytes();
     let parser = chooser(input.path(), bytes, how.parser.as_deref(), &how.ocr);
     if is_binary_format(parser.name()) {
