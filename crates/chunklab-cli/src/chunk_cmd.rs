@@ -6,9 +6,9 @@ use crate::output::{ChunkWriter, Format};
 use anyhow::{Context, Result};
 use chunklab_pipeline::input::{self, Raw};
 use chunklab_pipeline::{Input, Pipeline, Skip};
-use rayon::prelude::*;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
@@ -54,12 +54,12 @@ const BIG_DOCUMENT: u64 = 32 << 20;
 /// Documents at least this large (and smaller than [`BIG_DOCUMENT`]) are chunked one at a time,
 /// their chunks rendered on all cores and written a wave of pieces at a time.
 const LARGE_DOCUMENT: u64 = 4 << 20;
-const BATCH_BYTES: u64 = 64 << 20;
+/// Rendered output gathered from finished tasks before it is written.
+const WRITE_BYTES: usize = 8 << 20;
 /// The most worker threads `--threads` may ask for.
 const MAX_THREADS: usize = 1024;
-const BATCH_DOCS: usize = 512;
-/// Documents of a batch chunked together on one core, so that their chunks' ids are hashed
-/// side by side: 16 gives a batch of 512 documents 32 tasks to spread over the cores.
+/// Documents chunked together as one task of the pool, so that their chunks' ids are hashed
+/// side by side.
 const ID_GROUP_DOCS: usize = 16;
 
 pub fn run(a: ChunkArgs) -> Result<ExitCode> {
@@ -173,17 +173,21 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
         unwritten
     };
 
-    // Three stages, each a batch ahead of the next: the walk finds the inputs (on its own
-    // thread); a producer thread takes what the walk has found so far (at most BATCH_DOCS
-    // documents), reads them (files of 256 KiB or more are mapped) and chunks and renders them
-    // on the pool; this thread writes, and chunks the large documents itself. So the walk, the
-    // chunking and the writing overlap instead of leaving cores idle. The producer's channel
-    // holds nothing, so at most two batches (or a batch and a large document) are in memory,
-    // with the reads of the producer's group (under BATCH_DOCS × 256 KiB); when a write fails
-    // this thread stops listening, and the others stop in turn.
+    // The walk finds the inputs on its own thread; a dispatcher thread cuts what it has found
+    // into groups of at most ID_GROUP_DOCS documents and hands each to the pool as one task
+    // (read, chunk, render); this thread takes the tasks' results in input order, writes them,
+    // and chunks the large documents itself. The pool is never drained between groups: the
+    // dispatcher keeps up to `in_flight` tasks queued ahead of the writer (a stream of tasks,
+    // where batches of 512 documents with a read phase and a chunk phase left a core idle at
+    // each batch's end, ~15 % of the corpus run). Memory: at most `in_flight` groups read and
+    // rendered, their documents under LARGE_DOCUMENT each (larger ones are mapped again and
+    // chunked alone by this thread); when a write fails this thread stops listening, and the
+    // others stop in turn.
     let render = ChunkWriter::new(a.format, &pipeline.unit_name);
     let pipeline = &pipeline;
+    let render = &render;
     let found_progress = progress.clone();
+    let in_flight = 4 * rayon::current_num_threads().max(1);
     std::thread::scope(|s| -> Result<()> {
         let (found, to_chunk) = std::sync::mpsc::channel::<Input>();
         s.spawn(move || {
@@ -201,76 +205,68 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
                 found.send(input).is_ok()
             })
         });
-        let (done, to_write) = std::sync::mpsc::sync_channel::<Work>(0);
+        let (queued, to_write) = std::sync::mpsc::sync_channel::<Receiver<Vec<Item>>>(in_flight);
         s.spawn(move || {
-            while let Ok(first) = to_chunk.recv() {
-                let mut group = vec![first];
-                group.extend(to_chunk.try_iter().take(BATCH_DOCS - 1));
-                // Every file read on all cores, its length what was read: asking for the
-                // lengths first was a `statx` of every path (8,073 for the corpus). A large
-                // file is mapped, not read, and chunked alone (mapped again) by the writer;
-                // standard input, which cannot be read again, stays in a batch whatever its
-                // length (as it did when lengths were asked of paths).
-                let raws: Vec<Result<Raw, Skip>> = group.par_iter().map(input::read).collect();
-                let lens: Vec<u64> = group
-                    .iter()
-                    .zip(&raws)
-                    .map(|(input, raw)| match (input, raw) {
-                        (Input::File { .. }, Ok(raw)) => raw.bytes().len() as u64,
-                        _ => 0,
-                    })
-                    .collect();
-                let mut group = group.into_iter();
-                let mut raws = raws.into_iter();
-                for step in plan(&lens) {
-                    let work = match step {
-                        Step::Large(i) => {
-                            raws.next();
-                            Work::Large(group.next().expect("planned"), lens[i])
-                        }
-                        Step::Batch(range) => {
-                            let inputs: Vec<Input> = group.by_ref().take(range.len()).collect();
-                            let groups: Vec<Vec<_>> = inputs
-                                .chunks(ID_GROUP_DOCS)
-                                .map(|g| raws.by_ref().take(g.len()).collect())
-                                .collect();
-                            let outcomes = inputs
-                                .par_chunks(ID_GROUP_DOCS)
-                                .zip(groups)
-                                .flat_map_iter(|(group, read)| {
-                                    chunk_group(group, read, pipeline, &render)
-                                })
-                                .collect();
-                            Work::Batch(inputs, outcomes)
-                        }
-                    };
-                    if done.send(work).is_err() {
+            rayon::in_place_scope(|tasks| {
+                while let Ok(first) = to_chunk.recv() {
+                    let mut group = vec![first];
+                    group.extend(to_chunk.try_iter().take(ID_GROUP_DOCS - 1));
+                    let (result, task) = std::sync::mpsc::sync_channel(1);
+                    tasks.spawn(move |_| {
+                        // The writer may have stopped on an error: nobody to tell.
+                        let _ = result.send(read_and_chunk(group, pipeline, render));
+                    });
+                    if queued.send(task).is_err() {
                         return; // the writer stopped on an error
                     }
                 }
-            }
+            });
         });
-        for work in to_write {
-            let unwritten = match work {
-                Work::Large(input, len) => {
-                    let outcome = if len >= BIG_DOCUMENT {
-                        chunk_big(&input, pipeline, &mut writer, &mut out)?
-                    } else {
-                        chunk_large(&input, pipeline, &mut writer, &mut out)?
-                    };
-                    report(&input, outcome)
-                }
-                Work::Batch(inputs, outcomes) => {
-                    let mut unwritten = Vec::new();
-                    for (inp, outcome) in inputs.iter().zip(outcomes) {
-                        unwritten.extend(report(inp, outcome));
+        // Rendered pieces not written yet: the results already done are written together.
+        let mut unwritten: Vec<(Vec<u8>, usize)> = Vec::new();
+        let mut next = to_write.recv().ok();
+        while let Some(task) = next.take() {
+            let items = match task.try_recv() {
+                Ok(items) => items,
+                Err(_) => {
+                    // Not done yet: write what is, then wait for it.
+                    writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
+                    unwritten.clear();
+                    match task.recv() {
+                        Ok(items) => items,
+                        Err(_) => break, // the task panicked; the scope reports it
                     }
-                    unwritten
                 }
             };
-            // A whole batch in few system calls, straight from the rendered buffers.
-            writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
+            for item in items {
+                match item {
+                    Item::Done(input, outcome) => unwritten.extend(report(&input, outcome)),
+                    Item::Large(input, len) => {
+                        writer
+                            .write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
+                        unwritten.clear();
+                        let outcome = if len >= BIG_DOCUMENT {
+                            chunk_big(&input, pipeline, &mut writer, &mut out)?
+                        } else {
+                            chunk_large(&input, pipeline, &mut writer, &mut out)?
+                        };
+                        report(&input, outcome);
+                    }
+                }
+            }
+            let pending: usize = unwritten.iter().map(|(b, _)| b.len()).sum();
+            next = match to_write.try_recv() {
+                Ok(task) if pending < WRITE_BYTES => Some(task),
+                found => {
+                    // A whole run of results in few system calls, straight from the rendered
+                    // buffers.
+                    writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
+                    unwritten.clear();
+                    found.ok().or_else(|| to_write.recv().ok())
+                }
+            };
         }
+        writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
         Ok(())
     })?;
     writer.end(&mut out)?;
@@ -327,46 +323,53 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     })
 }
 
-/// What the producer hands to the writing thread, in input order.
-enum Work {
+/// One input of a group, as the pool hands it to the writing thread (in input order).
+enum Item {
+    /// A document chunked and rendered (or skipped).
+    Done(Input, Outcome),
     /// A document of at least [`LARGE_DOCUMENT`] bytes (with its length), to chunk alone.
     Large(Input, u64),
-    /// Smaller documents, chunked and rendered.
-    Batch(Vec<Input>, Vec<Outcome>),
 }
 
-/// One step of a group of inputs, in input order.
-enum Step {
-    /// A document of at least [`LARGE_DOCUMENT`] bytes, chunked alone on all cores.
-    Large(usize),
-    /// Smaller documents, chunked together, one per core at a time.
-    Batch(std::ops::Range<usize>),
-}
-
-/// Splits the inputs (with these lengths) into steps: each large document alone, the others in
-/// batches of at most [`BATCH_DOCS`] documents and about [`BATCH_BYTES`].
-fn plan(lens: &[u64]) -> Vec<Step> {
-    let mut steps = Vec::new();
-    let mut i = 0;
-    while i < lens.len() {
-        if lens[i] >= LARGE_DOCUMENT {
-            steps.push(Step::Large(i));
-            i += 1;
-            continue;
-        }
-        let mut j = i;
-        let mut batch_bytes = 0u64;
-        while j < lens.len() && j - i < BATCH_DOCS && batch_bytes < BATCH_BYTES {
-            if lens[j] >= LARGE_DOCUMENT {
-                break;
+/// One task of the pool: a group's files read (their lengths what was read: asking for the
+/// lengths first was a `statx` of every path, 8,073 for the corpus), its small documents chunked
+/// together ([`chunk_group`]) and its large ones left to the writer, which maps them again and
+/// chunks them alone. Standard input, which cannot be read again, is chunked here whatever its
+/// length.
+fn read_and_chunk(group: Vec<Input>, pipeline: &Pipeline, render: &ChunkWriter) -> Vec<Item> {
+    let mut large = Vec::new();
+    let mut small = Vec::with_capacity(group.len());
+    let mut reads = Vec::with_capacity(group.len());
+    for (i, input) in group.into_iter().enumerate() {
+        let raw = input::read(&input);
+        match (&input, &raw) {
+            (Input::File { .. }, Ok(raw)) if raw.bytes().len() as u64 >= LARGE_DOCUMENT => {
+                large.push((i, Item::Large(input, raw.bytes().len() as u64)));
             }
-            batch_bytes += lens[j];
-            j += 1;
+            _ => {
+                small.push(input);
+                reads.push(raw);
+            }
         }
-        steps.push(Step::Batch(i..j));
-        i = j;
     }
-    steps
+    let outcomes = chunk_group(&small, reads, pipeline, render);
+    let mut done = small
+        .into_iter()
+        .zip(outcomes)
+        .map(|(i, o)| Item::Done(i, o));
+    let mut large = large.into_iter().peekable();
+    let mut items = Vec::with_capacity(done.len() + large.len());
+    loop {
+        match large.peek() {
+            Some((at, _)) if *at == items.len() => items.push(large.next().expect("peeked").1),
+            _ => match done.next() {
+                Some(item) => items.push(item),
+                None => break,
+            },
+        }
+    }
+    items.extend(large.map(|(_, item)| item));
+    items
 }
 
 fn warn(pb: Option<&indicatif::ProgressBar>, msg: &str) {

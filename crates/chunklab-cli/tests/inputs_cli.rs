@@ -107,7 +107,7 @@ fn non_utf8_file_names_get_distinct_lossless_ids() {
 }
 
 /// A directory of `n` small files `fNNNN.txt` (each naming its number) and, when `large` is
-/// set, one of more than 4 MiB among them: more than two batches of small documents, with a
+/// set, one of more than 4 MiB among them: many groups of small documents (tasks of the pool), with a
 /// document chunked alone on all cores between them.
 fn many_files(n: usize, large: Option<usize>) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
