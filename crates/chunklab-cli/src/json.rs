@@ -61,6 +61,12 @@ fn escape_byte(buf: &mut Vec<u8>, byte: u8) {
 /// Append the escaped contents of `s` (no quotes).
 pub fn escaped(buf: &mut Vec<u8>, s: &str) {
     #[cfg(target_arch = "x86_64")]
+    if has_avx512_expand() {
+        // SAFETY: the CPU has the features `escaped_avx512` enables.
+        unsafe { escaped_avx512(buf, s.as_bytes()) };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2.
         unsafe { escaped_avx2(buf, s.as_bytes()) };
@@ -194,6 +200,109 @@ unsafe fn escaped_avx2(buf: &mut Vec<u8>, b: &[u8]) {
             out += e.1;
         }
         i += 1;
+    }
+    // SAFETY: `buf[..out]` is initialized: the old contents, then every byte written above.
+    unsafe { buf.set_len(out) };
+}
+
+/// Whether the CPU can run [`escaped_avx512`] (byte expansion, AVX-512 VBMI2; BMI2, POPCNT).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_avx512_expand() -> bool {
+    std::arch::is_x86_feature_detected!("avx512vbmi2")
+        && std::arch::is_x86_feature_detected!("avx512vbmi")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("popcnt")
+}
+
+/// The short escape's letter of each byte below 0x20 (0: escaped as `\u00xx`).
+#[cfg(target_arch = "x86_64")]
+static SHORT_LETTERS: [u8; 32] = {
+    let mut t = [0u8; 32];
+    let mut b = 0;
+    while b < 32 {
+        if ESCAPE[b] != b'u' {
+            t[b] = ESCAPE[b];
+        }
+        b += 1;
+    }
+    t
+};
+
+/// [`escaped`] of `b`, 32 bytes at a time without a branch per escape: the bytes that need
+/// escaping (`"`, `\`, or a control character) are marked in a mask `E`, the control
+/// characters replaced by their letters (`\n` → `n`; a table lookup), and the 32 bytes
+/// expanded (`vpexpandb`) into the positions of the output that are not an inserted `\`:
+/// every input byte takes the slots `[\ if escaped, the byte]`, so those positions are the
+/// odd slots with the even slots of escaped bytes squeezed in (`pext` of the odd slots under
+/// `pdep(E) | odd`). 64 bytes are stored and the output advances by the block's length plus `popcount(E)`. A
+/// block with a control character that has no short escape (`\u00xx`: rare in text) is
+/// escaped byte by byte; the tail is a masked load.
+///
+/// Capacity kept: `out + 64 <= capacity` before each block (a block writes at most 64 bytes),
+/// checked once per block; the scalar block reserves its worst case, 6 bytes a byte.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
+unsafe fn escaped_avx512(buf: &mut Vec<u8>, b: &[u8]) {
+    use std::arch::x86_64::*;
+    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    buf.reserve(b.len() + b.len() / 16 + 64);
+    let mut out = buf.len();
+    let mut cap = buf.capacity();
+    let mut dst = buf.as_mut_ptr();
+    // SAFETY (both): 32 bytes, in bounds.
+    let letters = unsafe { _mm256_loadu_si256(SHORT_LETTERS.as_ptr().cast()) };
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    let slash = _mm256_set1_epi8(b'\\' as i8);
+    let control = _mm256_set1_epi8(0x1F);
+    let backslashes = _mm512_set1_epi8(b'\\' as i8);
+    let mut i = 0;
+    while i < b.len() {
+        let n = (b.len() - i).min(32);
+        let lanes: u32 = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        if out + 64 > cap {
+            // SAFETY: `buf[..out]` is initialized (the old contents, then every byte written).
+            unsafe { buf.set_len(out) };
+            buf.reserve(64 + (b.len() - i) + (b.len() - i) / 8);
+            (dst, cap) = (buf.as_mut_ptr(), buf.capacity());
+        }
+        // SAFETY: the masked-off bytes past `b.len()` are not read.
+        let x = unsafe { _mm256_maskz_loadu_epi8(lanes, b.as_ptr().add(i).cast()) };
+        let ctrl = _mm256_mask_cmple_epu8_mask(lanes, x, control);
+        let escaped = ctrl
+            | _mm256_mask_cmpeq_epi8_mask(lanes, x, quote)
+            | _mm256_mask_cmpeq_epi8_mask(lanes, x, slash);
+        // The letter of each control byte (its low five bits index the table).
+        let letter = _mm256_permutexvar_epi8(x, letters);
+        let long = ctrl & !_mm256_test_epi8_mask(letter, letter);
+        if long != 0 {
+            // SAFETY: `buf[..out]` is initialized; the block's worst case is reserved.
+            unsafe { buf.set_len(out) };
+            buf.reserve(6 * n + 64);
+            for &byte in &b[i..i + n] {
+                if ESCAPE[byte as usize] == 0 {
+                    buf.push(byte);
+                } else {
+                    escape_byte(buf, byte);
+                }
+            }
+            (out, dst, cap) = (buf.len(), buf.as_mut_ptr(), buf.capacity());
+            i += n;
+            continue;
+        }
+        let replaced = _mm256_mask_blend_epi8(ctrl, x, letter);
+        let slots = u64::MAX >> (64 - 2 * n); // two per input byte
+        let keep = _pdep_u64(escaped as u64, EVEN) | (ODD & slots);
+        let not_slash = _pext_u64(ODD, keep);
+        let expanded = _mm512_maskz_expand_epi8(not_slash, _mm512_castsi256_si512(replaced));
+        let block = _mm512_mask_blend_epi8(not_slash, backslashes, expanded);
+        // SAFETY: `out + 64 <= cap` (checked above).
+        unsafe { _mm512_storeu_si512(dst.add(out).cast(), block) };
+        out += n + escaped.count_ones() as usize;
+        i += n;
     }
     // SAFETY: `buf[..out]` is initialized: the old contents, then every byte written above.
     unsafe { buf.set_len(out) };
@@ -338,6 +447,22 @@ mod tests {
             let mut buf = b"prefix".to_vec();
             escaped(&mut buf, &s);
             assert_eq!(buf, swar);
+            #[cfg(target_arch = "x86_64")]
+            {
+                // Each vector path the CPU has, whichever `escaped` picks.
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    let mut buf = b"prefix".to_vec();
+                    // SAFETY: the CPU has AVX2.
+                    unsafe { escaped_avx2(&mut buf, s.as_bytes()) };
+                    assert_eq!(buf, swar, "avx2, length {len}");
+                }
+                if has_avx512_expand() {
+                    let mut buf = b"prefix".to_vec();
+                    // SAFETY: the CPU has the features.
+                    unsafe { escaped_avx512(&mut buf, s.as_bytes()) };
+                    assert_eq!(buf, swar, "avx512, length {len}");
+                }
+            }
         }
         let mut buf = Vec::new();
         string_of(&mut buf, &["a\"", "\n", "", "b"]);
