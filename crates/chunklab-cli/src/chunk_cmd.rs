@@ -54,13 +54,16 @@ const BIG_DOCUMENT: u64 = 32 << 20;
 /// Documents at least this large (and smaller than [`BIG_DOCUMENT`]) are chunked one at a time,
 /// their chunks rendered on all cores and written a wave of pieces at a time.
 const LARGE_DOCUMENT: u64 = 4 << 20;
+/// The input a task of the pool chunks itself, beyond which its mapped files are chunked alone
+/// (see [`read_and_chunk`]).
+const TASK_BYTES: u64 = 8 << 20;
 /// Rendered output gathered from finished tasks before it is written.
 const WRITE_BYTES: usize = 8 << 20;
 /// The most worker threads `--threads` may ask for.
 const MAX_THREADS: usize = 1024;
 /// Documents chunked together as one task of the pool, so that their chunks' ids are hashed
 /// side by side.
-const ID_GROUP_DOCS: usize = 16;
+const ID_GROUP_DOCS: usize = 32;
 
 pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     let pipeline = a.chunking.pipeline()?;
@@ -179,15 +182,16 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
     // and chunks the large documents itself. The pool is never drained between groups: the
     // dispatcher keeps up to `in_flight` tasks queued ahead of the writer (a stream of tasks,
     // where batches of 512 documents with a read phase and a chunk phase left a core idle at
-    // each batch's end, ~15 % of the corpus run). Memory: at most `in_flight` groups read and
-    // rendered, their documents under LARGE_DOCUMENT each (larger ones are mapped again and
-    // chunked alone by this thread); when a write fails this thread stops listening, and the
+    // each batch's end, ~15 % of the corpus run). Memory: at most `in_flight` + 2 groups read
+    // and rendered, each about TASK_BYTES (past that a task leaves its mapped files, like the
+    // documents of LARGE_DOCUMENT or more, to this thread, which maps them again and chunks
+    // them alone on all cores); when a write fails this thread stops listening, and the
     // others stop in turn.
     let render = ChunkWriter::new(a.format, &pipeline.unit_name);
     let pipeline = &pipeline;
     let render = &render;
     let found_progress = progress.clone();
-    let in_flight = 4 * rayon::current_num_threads().max(1);
+    let in_flight = 2 * rayon::current_num_threads().max(1) + 2;
     std::thread::scope(|s| -> Result<()> {
         let (found, to_chunk) = std::sync::mpsc::channel::<Input>();
         s.spawn(move || {
@@ -327,29 +331,34 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
 enum Item {
     /// A document chunked and rendered (or skipped).
     Done(Input, Outcome),
-    /// A document of at least [`LARGE_DOCUMENT`] bytes (with its length), to chunk alone.
+    /// A document to chunk alone (with its length): of at least [`LARGE_DOCUMENT`] bytes, or
+    /// mapped after its task had read [`TASK_BYTES`].
     Large(Input, u64),
 }
 
 /// One task of the pool: a group's files read (their lengths what was read: asking for the
-/// lengths first was a `statx` of every path, 8,073 for the corpus), its small documents chunked
-/// together ([`chunk_group`]) and its large ones left to the writer, which maps them again and
-/// chunks them alone. Standard input, which cannot be read again, is chunked here whatever its
+/// lengths first was a `statx` of every path, 8,073 for the corpus), its documents chunked
+/// together ([`chunk_group`]), except the large ones, left to the writer, which maps them again
+/// and chunks them alone on all cores. Once the group has read [`TASK_BYTES`], its further
+/// mapped files (of [`input::READ_BELOW`] or more) count as large too, so that a task holds
+/// at most about `TASK_BYTES` + [`LARGE_DOCUMENT`] + `ID_GROUP_DOCS` × `READ_BELOW` of input
+/// and its rendering. Standard input, which cannot be read again, is chunked here whatever its
 /// length.
 fn read_and_chunk(group: Vec<Input>, pipeline: &Pipeline, render: &ChunkWriter) -> Vec<Item> {
     let mut large = Vec::new();
     let mut small = Vec::with_capacity(group.len());
     let mut reads = Vec::with_capacity(group.len());
+    let mut read = 0u64;
     for (i, input) in group.into_iter().enumerate() {
         let raw = input::read(&input);
-        match (&input, &raw) {
-            (Input::File { .. }, Ok(raw)) if raw.bytes().len() as u64 >= LARGE_DOCUMENT => {
-                large.push((i, Item::Large(input, raw.bytes().len() as u64)));
-            }
-            _ => {
-                small.push(input);
-                reads.push(raw);
-            }
+        let len = raw.as_ref().map_or(0, |raw| raw.bytes().len() as u64);
+        let alone = len >= LARGE_DOCUMENT || (read >= TASK_BYTES && len >= input::READ_BELOW);
+        if alone && matches!(input, Input::File { .. }) {
+            large.push((i, Item::Large(input, len)));
+        } else {
+            read += len;
+            small.push(input);
+            reads.push(raw);
         }
     }
     let outcomes = chunk_group(&small, reads, pipeline, render);

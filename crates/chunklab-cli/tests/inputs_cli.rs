@@ -154,6 +154,66 @@ fn many_batches_and_a_large_document_come_out_in_input_order() {
 }
 
 #[test]
+fn mapped_files_past_a_tasks_bytes_come_out_in_input_order_as_when_alone() {
+    // 70 files of ~300 KB (mapped, not read): a task of the pool chunks the first 8 MiB of its
+    // group itself and leaves the rest to the writer, one document at a time.
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..70 {
+        let line = format!("Motie {i} over windenergie in de gemeente, aangenomen in 2020.\n");
+        let text = line.repeat(300_000 / line.len() + i);
+        assert!(text.len() > 256 << 10);
+        std::fs::write(dir.path().join(format!("m{i:02}.txt")), text).unwrap();
+    }
+    let path = dir.path().to_str().unwrap();
+    let args = [
+        "chunk",
+        path,
+        "--strategy",
+        "recursive",
+        "--size",
+        "2000",
+        "-q",
+    ];
+    let out = chunklab(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let mut order: Vec<String> = Vec::new();
+    for c in &lines {
+        let id = c["doc_id"].as_str().unwrap();
+        if order.last().map(String::as_str) != Some(id) {
+            order.push(id.to_string());
+        }
+    }
+    let expected: Vec<String> = (0..70).map(|i| format!("m{i:02}.txt")).collect();
+    assert_eq!(
+        order, expected,
+        "each document once, contiguous, in path order"
+    );
+    let one = chunklab(&[&args[..], &["-j", "1"]].concat());
+    assert!(out.stdout == one.stdout, "output differs with -j 1");
+    // The first document (chunked in its task) and the last (alone, by the writer) as when
+    // each is the only input.
+    for name in ["m00.txt", "m69.txt"] {
+        let file = dir.path().join(name);
+        let alone = chunklab(&[&["chunk", file.to_str().unwrap()][..], &args[2..]].concat());
+        let theirs: Vec<_> = lines.iter().filter(|c| c["doc_id"] == name).collect();
+        assert!(!theirs.is_empty(), "{name}");
+        let mine = json_lines(&alone);
+        assert_eq!(mine.len(), theirs.len(), "{name}");
+        for (a, b) in mine.iter().zip(theirs) {
+            let span = |c: &serde_json::Value| {
+                (
+                    c["text"].clone(),
+                    c["start_byte"].clone(),
+                    c["tokens"].clone(),
+                )
+            };
+            assert_eq!(span(a), span(b), "{name}");
+        }
+    }
+}
+
+#[test]
 fn standard_input_larger_than_a_large_document_is_chunked() {
     // Over `LARGE_DOCUMENT` (4 MiB), which a file would be chunked alone at: standard input
     // cannot be read twice, so it must be chunked from what was read.
