@@ -122,6 +122,18 @@ fn many_files(n: usize, large: Option<usize>) -> tempfile::TempDir {
     dir
 }
 
+/// The documents of `chunks` in the order they come, each run of one document's chunks once.
+fn document_order(chunks: &[serde_json::Value]) -> Vec<String> {
+    let mut order: Vec<String> = Vec::new();
+    for c in chunks {
+        let id = c["doc_id"].as_str().unwrap();
+        if order.last().map(String::as_str) != Some(id) {
+            order.push(id.to_string());
+        }
+    }
+    order
+}
+
 #[test]
 fn many_batches_and_a_large_document_come_out_in_input_order() {
     let dir = many_files(1_200, Some(700));
@@ -129,13 +141,7 @@ fn many_batches_and_a_large_document_come_out_in_input_order() {
     let args = ["chunk", path, "--strategy", "fixed", "--size", "2000", "-q"];
     let out = chunklab(&args);
     assert!(out.status.success(), "{}", stderr(&out));
-    let mut order: Vec<String> = Vec::new();
-    for c in json_lines(&out) {
-        let id = c["doc_id"].as_str().unwrap();
-        if order.last().map(String::as_str) != Some(id) {
-            order.push(id.to_string());
-        }
-    }
+    let order = document_order(&json_lines(&out));
     let expected: Vec<String> = (0..1_200).map(|i| format!("f{i:04}.txt")).collect();
     assert_eq!(
         order, expected,
@@ -177,13 +183,7 @@ fn mapped_files_past_a_tasks_bytes_come_out_in_input_order_as_when_alone() {
     let out = chunklab(&args);
     assert!(out.status.success(), "{}", stderr(&out));
     let lines = json_lines(&out);
-    let mut order: Vec<String> = Vec::new();
-    for c in &lines {
-        let id = c["doc_id"].as_str().unwrap();
-        if order.last().map(String::as_str) != Some(id) {
-            order.push(id.to_string());
-        }
-    }
+    let order = document_order(&lines);
     let expected: Vec<String> = (0..70).map(|i| format!("m{i:02}.txt")).collect();
     assert_eq!(
         order, expected,
