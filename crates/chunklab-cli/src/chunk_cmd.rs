@@ -234,8 +234,7 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
                 Ok(items) => items,
                 Err(_) => {
                     // Not done yet: write what is, then wait for it.
-                    writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
-                    unwritten.clear();
+                    flush(&mut writer, &mut out, &mut unwritten)?;
                     match task.recv() {
                         Ok(items) => items,
                         Err(_) => break, // the task panicked; the scope reports it
@@ -246,9 +245,7 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
                 match item {
                     Item::Done(input, outcome) => unwritten.extend(report(&input, outcome)),
                     Item::Large(input, len) => {
-                        writer
-                            .write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
-                        unwritten.clear();
+                        flush(&mut writer, &mut out, &mut unwritten)?;
                         let outcome = if len >= BIG_DOCUMENT {
                             chunk_big(&input, pipeline, &mut writer, &mut out)?
                         } else {
@@ -262,15 +259,12 @@ pub fn run(a: ChunkArgs) -> Result<ExitCode> {
             next = match to_write.try_recv() {
                 Ok(task) if pending < WRITE_BYTES => Some(task),
                 found => {
-                    // A whole run of results in few system calls, straight from the rendered
-                    // buffers.
-                    writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
-                    unwritten.clear();
+                    flush(&mut writer, &mut out, &mut unwritten)?;
                     found.ok().or_else(|| to_write.recv().ok())
                 }
             };
         }
-        writer.write_pieces(&mut out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
+        flush(&mut writer, &mut out, &mut unwritten)?;
         Ok(())
     })?;
     writer.end(&mut out)?;
@@ -379,6 +373,18 @@ fn read_and_chunk(group: Vec<Input>, pipeline: &Pipeline, render: &ChunkWriter) 
     }
     items.extend(large.map(|(_, item)| item));
     items
+}
+
+/// Writes the rendered pieces waiting in `unwritten` (a whole run of results in few system
+/// calls, straight from their buffers) and empties it.
+fn flush(
+    writer: &mut ChunkWriter,
+    out: &mut dyn Write,
+    unwritten: &mut Vec<(Vec<u8>, usize)>,
+) -> std::io::Result<()> {
+    writer.write_pieces(out, unwritten.iter().map(|(b, k)| (&b[..], *k)))?;
+    unwritten.clear();
+    Ok(())
 }
 
 fn warn(pb: Option<&indicatif::ProgressBar>, msg: &str) {
